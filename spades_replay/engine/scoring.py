@@ -1,0 +1,201 @@
+"""Scoring a hand and deciding the game: RULES.md sections 1 to 3, as pure functions.
+
+Bids are ints: 1..13 a contract, :data:`NIL` (0) and :data:`BLIND_NIL` (-1).
+
+The worked example of RULES.md ("Karen bids 7 and wins 8 tricks: 70 + 1 = 71 points and 1 bag"):
+
+>>> from spades_replay.engine.rules import Rules
+>>> from spades_replay.engine.seats import Variant
+>>> karen = score_side(Variant.TWO_PLAYER, Rules(), 0, bids=(7, 4), tricks=(8, 5),
+...                    score_before=0, bags_before=0)
+>>> karen.points, karen.overtricks
+(71, 1)
+>>> winner(Rules(), (512, 340))
+0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spades_replay.engine.rules import Rules
+from spades_replay.engine.seats import Seat, Side, Variant
+
+Bid = int
+NIL: Bid = 0
+BLIND_NIL: Bid = -1
+
+
+def bid_name(bid: Bid) -> str:
+    """``"4"``, ``"nil"`` or ``"blind nil"``."""
+    if bid == BLIND_NIL:
+        return "blind nil"
+    if bid == NIL:
+        return "nil"
+    return str(bid)
+
+
+@dataclass(frozen=True, slots=True)
+class NilOutcome:
+    """How one Nil or Blind Nil bid went."""
+
+    seat: Seat
+    blind: bool
+    tricks: int
+    made: bool
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class SideScore:
+    """One side's score for one hand, part by part (RULES.md section 4).
+
+    ``contract`` is 0 when the side has no contract (every member bid Nil or Blind Nil), and
+    ``made`` is then ``None``. ``overtricks`` are the bags earned beyond the contract,
+    ``nil_bags`` the tricks of failed Nil bidders that count as bags; each bag is one point
+    (``bag_points``). ``score`` and ``bags`` are the running totals after this hand, bag
+    penalties applied.
+    """
+
+    side: Side
+    contract: int
+    tricks: int
+    tricks_toward: int
+    made: bool | None
+    contract_points: int
+    overtricks: int
+    nil_bags: int
+    bag_points: int
+    nils: tuple[NilOutcome, ...]
+    nil_points: int
+    bag_penalties: int
+    penalty_points: int
+    points: int
+    score: int
+    bags: int
+
+
+def score_side(
+    variant: Variant,
+    rules: Rules,
+    side: Side,
+    bids: Sequence[Bid],
+    tricks: Sequence[int],
+    *,
+    score_before: int,
+    bags_before: int,
+) -> SideScore:
+    """Score ``side`` for one hand from every seat's bid and tricks won."""
+    seats = variant.side_seats(side)
+    contract = 0
+    side_tricks = 0
+    nil_tricks = 0
+    nils: list[NilOutcome] = []
+    for seat in seats:
+        bid = bids[seat]
+        taken = tricks[seat]
+        side_tricks += taken
+        if bid > 0:
+            contract += bid
+            continue
+        nil_tricks += taken
+        blind = bid == BLIND_NIL
+        bonus = rules.blind_nil_bonus if blind else rules.nil_bonus
+        nils.append(NilOutcome(seat, blind, taken, taken == 0, bonus if taken == 0 else -bonus))
+    pooled = rules.failed_nil_tricks_help_partner and variant is Variant.FOUR_PLAYER
+    nil_bags_allowed = rules.failed_nil_tricks_count_as_bags
+    if contract > 0:
+        toward = side_tricks if pooled else side_tricks - nil_tricks
+        made: bool | None = toward >= contract
+        contract_points = 10 * contract if made else -10 * contract
+        overtricks = toward - contract if made else 0
+        nil_bags = nil_tricks if nil_bags_allowed and not pooled else 0
+    else:
+        toward = 0
+        made = None
+        contract_points = 0
+        overtricks = 0
+        nil_bags = nil_tricks if nil_bags_allowed else 0
+    bag_points = overtricks + nil_bags
+    nil_points = sum(outcome.points for outcome in nils)
+    bags = bags_before + bag_points
+    penalties = 0
+    while bags >= rules.bag_limit:
+        bags -= rules.bag_limit
+        penalties += 1
+    penalty_points = -penalties * rules.bag_penalty
+    points = contract_points + bag_points + nil_points + penalty_points
+    return SideScore(
+        side,
+        contract,
+        side_tricks,
+        toward,
+        made,
+        contract_points,
+        overtricks,
+        nil_bags,
+        bag_points,
+        tuple(nils),
+        nil_points,
+        penalties,
+        penalty_points,
+        points,
+        score_before + points,
+        bags,
+    )
+
+
+def score_hand(
+    variant: Variant,
+    rules: Rules,
+    bids: Sequence[Bid],
+    tricks: Sequence[int],
+    scores_before: Sequence[int],
+    bags_before: Sequence[int],
+) -> tuple[SideScore, SideScore]:
+    """Score both sides for one complete hand."""
+    return (
+        score_side(
+            variant,
+            rules,
+            0,
+            bids,
+            tricks,
+            score_before=scores_before[0],
+            bags_before=bags_before[0],
+        ),
+        score_side(
+            variant,
+            rules,
+            1,
+            bids,
+            tricks,
+            score_before=scores_before[1],
+            bags_before=bags_before[1],
+        ),
+    )
+
+
+def end_reason(rules: Rules, scores: Sequence[int]) -> str | None:
+    """Why the game ends after a hand with these running scores, or ``None`` if it goes on.
+
+    ``"target"``: a side reached ``target_score``; ``"mercy"``: a side fell to ``lose_score``.
+    Either way the higher score wins, and a tie means another hand is played.
+    """
+    first, second = scores
+    if first == second:
+        return None
+    if first >= rules.target_score or second >= rules.target_score:
+        return "target"
+    lose = rules.lose_score
+    if lose is not None and (first <= lose or second <= lose):
+        return "mercy"
+    return None
+
+
+def winner(rules: Rules, scores: Sequence[int]) -> Side | None:
+    """The side that has won after a hand with these running scores, or ``None``."""
+    if end_reason(rules, scores) is None:
+        return None
+    return 0 if scores[0] > scores[1] else 1

@@ -1,0 +1,80 @@
+"""Seats, sides and the two variants, with the arithmetic of turn order.
+
+Seats are 0-based ints in clockwise order. A *side* is what scores: the player herself in
+two-player, the partnership in four-player (team 0 = seats 0 and 2, team 1 = seats 1 and 3).
+
+>>> Variant.FOUR_PLAYER.next_seat(3)
+0
+>>> Variant.FOUR_PLAYER.partner(1)
+3
+>>> Variant.FOUR_PLAYER.seats_from(2)
+(2, 3, 0, 1)
+>>> Variant.TWO_PLAYER.side_of(1), Variant.FOUR_PLAYER.side_of(3)
+(1, 1)
+"""
+
+from __future__ import annotations
+
+import enum
+
+Seat = int
+Side = int
+
+
+class Variant(enum.StrEnum):
+    """The two variants of RULES.md; the value is the record's ``variant`` string."""
+
+    TWO_PLAYER = "two-player"
+    FOUR_PLAYER = "four-player"
+
+    def __repr__(self) -> str:
+        return f"Variant({self.value!r})"
+
+    @property
+    def seat_count(self) -> int:
+        """2 or 4."""
+        return 2 if self is Variant.TWO_PLAYER else 4
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        """Every seat, in order."""
+        return (0, 1) if self is Variant.TWO_PLAYER else (0, 1, 2, 3)
+
+    @property
+    def tricks_per_hand(self) -> int:
+        """13 in both variants."""
+        return 13
+
+    @property
+    def cards_per_hand(self) -> int:
+        """How many cards are played in a complete hand: 26 or 52."""
+        return 13 * self.seat_count
+
+    def next_seat(self, seat: Seat) -> Seat:
+        """The seat after ``seat`` in turn order (clockwise)."""
+        return (seat + 1) % self.seat_count
+
+    def seats_from(self, start: Seat) -> tuple[Seat, ...]:
+        """Every seat in turn order, beginning with ``start``."""
+        n = self.seat_count
+        return tuple((start + i) % n for i in range(n))
+
+    def side_of(self, seat: Seat) -> Side:
+        """The side (scoring unit) of ``seat``."""
+        return seat if self is Variant.TWO_PLAYER else seat % 2
+
+    def side_seats(self, side: Side) -> tuple[Seat, ...]:
+        """The seats of ``side``."""
+        return (side,) if self is Variant.TWO_PLAYER else (side, side + 2)
+
+    def partner(self, seat: Seat) -> Seat | None:
+        """The partner of ``seat`` in four-player; ``None`` in two-player."""
+        return None if self is Variant.TWO_PLAYER else seat ^ 2
+
+    def side_name(self, side: Side) -> str:
+        """How the game names a side: ``"seat 1"`` or ``"team 1"``."""
+        return f"{'seat' if self is Variant.TWO_PLAYER else 'team'} {side}"
+
+
+SIDES: tuple[Side, Side] = (0, 1)
+"""Both variants have exactly two sides."""

@@ -1,0 +1,281 @@
+"""Setting up a hand before the bidding: the two-player draft, the four-player deal, and the
+Blind Nil exchanges of both variants (RULES.md sections 2 and 3).
+
+Pure functions over bitmask holdings; each raises :class:`IllegalActionError` with the action's
+address when the rules are broken.
+
+>>> from spades_replay.engine.cards import DECK, names_of
+>>> draft = draft_hands(DECK, "K" * 26, first=0)
+>>> names_of(draft.holdings[0]).split()[:3]
+['2C', '6C', 'TC']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.cards import CARD_NAMES, Card, mask_of, names_of
+from spades_replay.engine.seats import Seat
+from spades_replay.errors import Code
+
+RULE_DECK = "the deck holds each of the 52 cards exactly once"
+RULE_DEAL = "the deal gives each of the 52 cards to exactly one seat"
+RULE_EXCHANGE_WHO = "only a Blind Nil bidder exchanges cards"
+RULE_EXCHANGE_ONCE = "a Blind Nil bidder exchanges at most once per hand"
+RULE_EXCHANGE_ORDER = "when both players bid Blind Nil, the second player exchanges first"
+RULE_EXCHANGE_PARTNER_BLIND = "when both partners bid Blind Nil, no cards are exchanged"
+RULE_EXCHANGE_SIZE = (
+    "an exchange puts away and takes in the same number of cards, at most blind_nil_exchange"
+)
+RULE_EXCHANGE_DISTINCT = "each card of an exchange is named once"
+RULE_EXCHANGE_HELD = "a player gives only cards she holds"
+RULE_EXCHANGE_PILE = "cards taken in come from the discard pile as it is at that moment"
+RULE_EXCHANGE_PARTNER = "the partner gives only cards she was dealt"
+
+
+def turn_seat(turn: int, first: Seat) -> Seat:
+    """The seat that takes draft turn ``turn`` (0-based): the first player takes the even turns."""
+    return first if turn % 2 == 0 else 1 - first
+
+
+@dataclass(frozen=True, slots=True)
+class DraftOutcome:
+    """The two-player draft, done: each seat's 13 cards and the 26-card discard pile."""
+
+    holdings: tuple[int, int]
+    discard: int
+
+
+def check_deck(deck: Sequence[Card]) -> None:
+    """Raise unless ``deck`` holds every card exactly once."""
+    seen: dict[Card, int] = {}
+    for index, card in enumerate(deck):
+        if card in seen:
+            raise IllegalActionError(
+                Code.DECK_DUPLICATE_CARD,
+                f"{CARD_NAMES[card]} appears twice in the deck "
+                f"(positions {seen[card] + 1} and {index + 1})",
+                RULE_DECK,
+                at=("deck", index),
+            )
+        seen[card] = index
+
+
+def draft_hands(deck: Sequence[Card], draft: str, first: Seat) -> DraftOutcome:
+    """Run the 26 turns of the draft over ``deck`` (top first) as ``draft`` says.
+
+    ``draft`` holds one letter per turn: ``K`` keeps the top card (the next is discarded),
+    ``D`` discards it (and the next is kept). ``first`` is the first player.
+    """
+    kept = [0, 0]
+    discard = 0
+    for turn, letter in enumerate(draft):
+        top = deck[2 * turn]
+        other = deck[2 * turn + 1]
+        if letter == "D":
+            top, other = other, top
+        kept[turn_seat(turn, first)] |= 1 << top
+        discard |= 1 << other
+    return DraftOutcome((kept[0], kept[1]), discard)
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """A Blind Nil exchange: what ``seat`` put away (``out``) and took in (``in_``)."""
+
+    seat: Seat
+    out: tuple[Card, ...]
+    in_: tuple[Card, ...]
+
+
+def check_exchange_shape(exchange: Exchange, index: int, limit: int) -> None:
+    """Raise unless ``out`` and ``in`` have the same size, at most ``limit``, without repeats."""
+    at = ("exchanges", index)
+    if len(exchange.out) != len(exchange.in_) or len(exchange.out) > limit:
+        raise IllegalActionError(
+            Code.EXCHANGE_SIZE,
+            f"puts away {len(exchange.out)} card(s) and takes in {len(exchange.in_)}; "
+            f"both must be the same number, at most {limit}",
+            RULE_EXCHANGE_SIZE,
+            at=(*at, "in" if len(exchange.out) <= limit else "out"),
+            seat=exchange.seat,
+        )
+    for side, cards in (("out", exchange.out), ("in", exchange.in_)):
+        seen: set[Card] = set()
+        for position, card in enumerate(cards):
+            if card in seen:
+                raise IllegalActionError(
+                    Code.EXCHANGE_DUPLICATE_CARD,
+                    f"names {CARD_NAMES[card]} twice in '{side}'",
+                    RULE_EXCHANGE_DISTINCT,
+                    at=(*at, side, position),
+                    seat=exchange.seat,
+                )
+            seen.add(card)
+
+
+def check_subset(
+    cards: tuple[Card, ...],
+    pool: int,
+    code: Code,
+    what: str,
+    rule: str,
+    *,
+    at: tuple[str | int, ...],
+    seat: Seat,
+) -> None:
+    """Raise ``code`` at the first of ``cards`` that is not in ``pool``."""
+    for position, card in enumerate(cards):
+        if not pool >> card & 1:
+            raise IllegalActionError(
+                code,
+                f"{CARD_NAMES[card]} is not {what}, which holds {names_of(pool) or 'nothing'}",
+                rule,
+                at=(*at, position),
+                seat=seat,
+                legal=tuple(names_of(pool).split()),
+            )
+
+
+def check_blind_seat(
+    exchange: Exchange, index: int, blind: Sequence[bool], done: set[Seat]
+) -> None:
+    """Raise unless the exchanging seat bid Blind Nil and has not exchanged yet."""
+    if not blind[exchange.seat]:
+        raise IllegalActionError(
+            Code.EXCHANGE_NOT_BLIND_NIL,
+            f"seat {exchange.seat} exchanges cards but did not bid Blind Nil",
+            RULE_EXCHANGE_WHO,
+            at=("exchanges", index, "seat"),
+            seat=exchange.seat,
+        )
+    if exchange.seat in done:
+        raise IllegalActionError(
+            Code.EXCHANGE_REPEATED,
+            f"seat {exchange.seat} exchanges a second time",
+            RULE_EXCHANGE_ONCE,
+            at=("exchanges", index, "seat"),
+            seat=exchange.seat,
+        )
+
+
+def exchange_two_player(
+    draft: DraftOutcome,
+    exchanges: Sequence[Exchange],
+    blind: Sequence[bool],
+    first: Seat,
+    limit: int,
+) -> DraftOutcome:
+    """Apply the two-player Blind Nil exchanges, in order, to the drafted hands."""
+    holdings = list(draft.holdings)
+    pile = draft.discard
+    done: set[Seat] = set()
+    for index, exchange in enumerate(exchanges):
+        seat = exchange.seat
+        check_blind_seat(exchange, index, blind, done)
+        if seat == first and blind[1 - first] and index == 0 and len(exchanges) > 1:
+            raise IllegalActionError(
+                Code.EXCHANGE_ORDER,
+                f"seat {seat}, the first player, exchanges before the second player",
+                RULE_EXCHANGE_ORDER,
+                at=("exchanges", index, "seat"),
+                seat=seat,
+            )
+        check_exchange_shape(exchange, index, limit)
+        check_subset(
+            exchange.out,
+            holdings[seat],
+            Code.EXCHANGE_NOT_HELD,
+            "in her hand",
+            RULE_EXCHANGE_HELD,
+            at=("exchanges", index, "out"),
+            seat=seat,
+        )
+        check_subset(
+            exchange.in_,
+            pile,
+            Code.EXCHANGE_NOT_IN_PILE,
+            "in the discard pile",
+            RULE_EXCHANGE_PILE,
+            at=("exchanges", index, "in"),
+            seat=seat,
+        )
+        out = mask_of(exchange.out)
+        taken = mask_of(exchange.in_)
+        holdings[seat] = holdings[seat] & ~out | taken
+        pile = pile & ~taken | out
+        done.add(seat)
+    return DraftOutcome((holdings[0], holdings[1]), pile)
+
+
+def check_deal(deal: Sequence[Sequence[Card]]) -> tuple[int, ...]:
+    """Raise unless ``deal`` gives every card to exactly one seat; return the holdings."""
+    owner: dict[Card, tuple[int, int]] = {}
+    holdings = []
+    for seat, cards in enumerate(deal):
+        mask = 0
+        for index, card in enumerate(cards):
+            if card in owner:
+                first_seat, first_index = owner[card]
+                raise IllegalActionError(
+                    Code.DEAL_DUPLICATE_CARD,
+                    f"{CARD_NAMES[card]} is dealt twice "
+                    f"(seat {first_seat} card {first_index + 1}, seat {seat} card {index + 1})",
+                    RULE_DEAL,
+                    at=("deal", seat, index),
+                    seat=seat,
+                )
+            owner[card] = (seat, index)
+            mask |= 1 << card
+        holdings.append(mask)
+    return tuple(holdings)
+
+
+def exchange_four_player(
+    dealt: Sequence[int],
+    exchanges: Sequence[Exchange],
+    blind: Sequence[bool],
+    limit: int,
+) -> tuple[int, ...]:
+    """Apply the four-player Blind Nil exchanges between partners to the dealt hands."""
+    holdings = list(dealt)
+    done: set[Seat] = set()
+    for index, exchange in enumerate(exchanges):
+        seat = exchange.seat
+        partner = seat ^ 2
+        check_blind_seat(exchange, index, blind, done)
+        if blind[partner]:
+            raise IllegalActionError(
+                Code.EXCHANGE_PARTNER_BLIND,
+                f"seat {seat} exchanges with seat {partner}, who also bid Blind Nil",
+                RULE_EXCHANGE_PARTNER_BLIND,
+                at=("exchanges", index, "seat"),
+                seat=seat,
+            )
+        check_exchange_shape(exchange, index, limit)
+        check_subset(
+            exchange.out,
+            dealt[seat],
+            Code.EXCHANGE_NOT_HELD,
+            "in her hand as dealt",
+            RULE_EXCHANGE_HELD,
+            at=("exchanges", index, "out"),
+            seat=seat,
+        )
+        check_subset(
+            exchange.in_,
+            dealt[partner],
+            Code.EXCHANGE_PARTNER_NOT_HELD,
+            f"in her partner's hand as dealt (seat {partner})",
+            RULE_EXCHANGE_PARTNER,
+            at=("exchanges", index, "in"),
+            seat=seat,
+        )
+        out = mask_of(exchange.out)
+        taken = mask_of(exchange.in_)
+        holdings[seat] = holdings[seat] & ~out | taken
+        holdings[partner] = holdings[partner] & ~taken | out
+        done.add(seat)
+    return tuple(holdings)

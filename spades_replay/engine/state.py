@@ -1,0 +1,497 @@
+"""A hand as a sequence of immutable states, one action at a time.
+
+:func:`apply` takes a :class:`HandState` and one action and returns the next state, or raises
+:class:`IllegalActionError` and changes nothing. This is what a recorder drives while a game is
+played, and what a viewer scrubs through; :func:`spades_replay.engine.game.iter_hands` is the
+same rules applied to a whole recorded hand at once (the test suite checks that they agree).
+
+Actions, each naming the seat that takes it: :class:`DeclareBlindNil` (two-player, before the
+seat's first draft turn), :class:`Draw` (one draft turn), :class:`Exchange` (a Blind Nil
+exchange, possibly of no cards), :class:`PlaceBid` and :class:`PlayCard`.
+
+>>> from spades_replay.engine.cards import DECK, names_of
+>>> state = start_two_player(Rules(), dealer=0, deck=DECK)
+>>> state.phase, state.turn
+(<Phase.DRAFT: 'draft'>, 0)
+>>> state = apply(state, Draw(0, keep=True))
+>>> names_of(state.holdings[0]), state.turn
+('2C', 1)
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.cards import CARD_NAMES, Card, Suit, cards_of, mask_of
+from spades_replay.engine.rules import Rules
+from spades_replay.engine.scoring import BLIND_NIL, Bid, bid_name
+from spades_replay.engine.seats import Seat, Variant
+from spades_replay.engine.setup import (
+    RULE_EXCHANGE_HELD,
+    RULE_EXCHANGE_PARTNER,
+    RULE_EXCHANGE_PILE,
+    Exchange,
+    check_exchange_shape,
+    check_subset,
+    turn_seat,
+)
+from spades_replay.engine.tricks import (
+    FIRST_SPADE,
+    Trick,
+    check_play,
+    legal_plays,
+    trick_winner,
+)
+from spades_replay.errors import Code
+
+RULE_TURN = "each action is taken by the seat whose turn it is"
+RULE_PHASE = "a hand goes: draft (two-player), exchanges, bidding, play"
+RULE_BID = "a bid is a whole number from 0 to 13; Blind Nil is declared before seeing one's cards"
+
+
+class Phase(enum.StrEnum):
+    """Where a hand stands."""
+
+    DRAFT = "draft"
+    EXCHANGE = "exchange"
+    BIDDING = "bidding"
+    PLAY = "play"
+    DONE = "done"
+
+
+@dataclass(frozen=True, slots=True)
+class DeclareBlindNil:
+    """Two-player: ``seat`` declares Blind Nil before taking her first card of the draft."""
+
+    seat: Seat
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} declares Blind Nil"
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Two-player: ``seat`` takes her draft turn, keeping the top card or the next one."""
+
+    seat: Seat
+    keep: bool
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} {'keeps' if self.keep else 'discards'} the top card"
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceBid:
+    """``seat`` bids: 1..13 tricks, 0 for Nil, -1 (:data:`BLIND_NIL`) for Blind Nil."""
+
+    seat: Seat
+    bid: Bid
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} bids {bid_name(self.bid)}"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """``seat`` plays ``card`` to the current trick."""
+
+    seat: Seat
+    card: Card
+
+    def __str__(self) -> str:
+        return f"seat {self.seat} plays {CARD_NAMES[self.card]}"
+
+
+Action = DeclareBlindNil | Draw | Exchange | PlaceBid | PlayCard
+
+
+@dataclass(frozen=True, slots=True)
+class HandState:
+    """Everything known about a hand in progress.
+
+    ``dealer`` is the first player (two-player) or the dealer (four-player); ``turn`` is the
+    seat expected to act next (``None`` once the hand is done). ``deck`` and ``draft`` (the
+    letters so far) and ``discard`` (the pile) are two-player only. ``bids`` holds ``None``
+    for a seat that has not bid. ``trick`` holds the cards of the trick in progress, led by
+    ``trick_leader``; ``tricks`` the completed ones.
+    """
+
+    variant: Variant
+    rules: Rules
+    dealer: Seat
+    phase: Phase
+    turn: Seat | None
+    holdings: tuple[int, ...]
+    bids: tuple[Bid | None, ...]
+    trick_leader: Seat
+    tricks_won: tuple[int, ...]
+    deck: tuple[Card, ...] = ()
+    draft: str = ""
+    discard: int = 0
+    exchanges: tuple[Exchange, ...] = ()
+    trick: tuple[Card, ...] = ()
+    tricks: tuple[Trick, ...] = ()
+    spades_broken: bool = False
+
+    @property
+    def blind(self) -> tuple[bool, ...]:
+        """Which seats bid (or declared) Blind Nil."""
+        return tuple(bid == BLIND_NIL for bid in self.bids)
+
+    @property
+    def led_suit(self) -> Suit | None:
+        """The suit led to the trick in progress, or ``None`` if no card is down."""
+        return self.trick[0] // 13 if self.trick else None
+
+    @property
+    def last_trick(self) -> Trick | None:
+        """The most recent completed trick."""
+        return self.tricks[-1] if self.tricks else None
+
+    @property
+    def cards_played(self) -> int:
+        """How many cards have been played in this hand."""
+        return len(self.tricks) * self.variant.seat_count + len(self.trick)
+
+
+def start_two_player(rules: Rules, dealer: Seat, deck: Sequence[Card]) -> HandState:
+    """A two-player hand before the draft; ``dealer`` is the first player, ``deck`` top first."""
+    return HandState(
+        Variant.TWO_PLAYER,
+        rules,
+        dealer,
+        Phase.DRAFT,
+        dealer,
+        (0, 0),
+        (None, None),
+        1 - dealer,
+        (0, 0),
+        deck=tuple(deck),
+    )
+
+
+def start_four_player(rules: Rules, dealer: Seat, deal: Sequence[int]) -> HandState:
+    """A four-player hand as dealt (``deal``: each seat's holding bitmask), before bidding."""
+    return HandState(
+        Variant.FOUR_PLAYER,
+        rules,
+        dealer,
+        Phase.BIDDING,
+        (dealer + 1) % 4,
+        tuple(deal),
+        (None, None, None, None),
+        (dealer + 1) % 4,
+        (0, 0, 0, 0),
+    )
+
+
+def bidding_order(state: HandState) -> tuple[Seat, ...]:
+    """The seats in the order they bid (two-player: the second player first)."""
+    return state.variant.seats_from(state.variant.next_seat(state.dealer))
+
+
+def exchange_queue(state: HandState) -> tuple[Seat, ...]:
+    """The Blind Nil bidders still to exchange, in the order they do it."""
+    done = {exchange.seat for exchange in state.exchanges}
+    blind = state.blind
+    waiting = []
+    for seat in bidding_order(state):
+        if not blind[seat] or seat in done:
+            continue
+        partner = state.variant.partner(seat)
+        if partner is not None and blind[partner]:
+            continue
+        waiting.append(seat)
+    return tuple(waiting)
+
+
+def legal_bids(state: HandState) -> tuple[Bid, ...]:
+    """The bids the seat to act may make now (empty outside the bidding)."""
+    if state.phase is not Phase.BIDDING:
+        return ()
+    low = BLIND_NIL if state.variant is Variant.FOUR_PLAYER else 0
+    return tuple(range(low, 14))
+
+
+def can_declare_blind_nil(state: HandState, seat: Seat) -> bool:
+    """Two-player: whether ``seat`` may still declare Blind Nil (before her first draft turn)."""
+    if state.variant is not Variant.TWO_PLAYER or state.phase is not Phase.DRAFT:
+        return False
+    first_turn = 0 if seat == state.dealer else 1
+    return len(state.draft) <= first_turn and state.bids[seat] is None
+
+
+def legal_cards(state: HandState) -> int:
+    """The bitmask of the cards the seat to act may play (0 outside the play)."""
+    if state.phase is not Phase.PLAY or state.turn is None:
+        return 0
+    return legal_plays(state.holdings[state.turn], state.led_suit, state.spades_broken)
+
+
+def exchange_sources(state: HandState) -> tuple[int, int]:
+    """For the seat to exchange: the cards she may put away, and those she may take in."""
+    if state.phase is not Phase.EXCHANGE or state.turn is None:
+        return 0, 0
+    seat = state.turn
+    partner = state.variant.partner(seat)
+    pool = state.discard if partner is None else state.holdings[partner]
+    return state.holdings[seat], pool
+
+
+def _refuse(code: Code, message: str, rule: str, seat: Seat | None) -> IllegalActionError:
+    return IllegalActionError(code, message, rule, at=(), seat=seat)
+
+
+def _expect(state: HandState, phase: Phase, seat: Seat, what: str) -> None:
+    if state.phase is not phase:
+        raise _refuse(
+            Code.ACTION_WRONG_PHASE,
+            f"seat {seat} tries to {what} during the {state.phase.value}",
+            RULE_PHASE,
+            seat,
+        )
+    if state.turn != seat:
+        raise _refuse(
+            Code.ACTION_OUT_OF_TURN,
+            f"seat {seat} tries to {what} but it is seat {state.turn}'s turn",
+            RULE_TURN,
+            seat,
+        )
+
+
+def _after_setup(state: HandState) -> HandState:
+    """Move on from the draft, an exchange or the bidding to whatever comes next."""
+    queue = exchange_queue(state)
+    bids_done = all(bid is not None for bid in state.bids)
+    if state.variant is Variant.TWO_PLAYER:
+        if queue:
+            return replace(state, phase=Phase.EXCHANGE, turn=queue[0])
+        waiting = [seat for seat in bidding_order(state) if state.bids[seat] is None]
+        if waiting:
+            return replace(state, phase=Phase.BIDDING, turn=waiting[0])
+    elif not bids_done:
+        waiting = [seat for seat in bidding_order(state) if state.bids[seat] is None]
+        return replace(state, phase=Phase.BIDDING, turn=waiting[0])
+    elif queue:
+        return replace(state, phase=Phase.EXCHANGE, turn=queue[0])
+    return replace(state, phase=Phase.PLAY, turn=state.trick_leader)
+
+
+def _declare(state: HandState, action: DeclareBlindNil) -> HandState:
+    if state.variant is Variant.FOUR_PLAYER:
+        raise _refuse(
+            Code.ACTION_WRONG_PHASE,
+            "in four-player, Blind Nil is a bid made in turn (PlaceBid with BLIND_NIL)",
+            RULE_PHASE,
+            action.seat,
+        )
+    if not can_declare_blind_nil(state, action.seat):
+        raise _refuse(
+            Code.ACTION_BAD_BID,
+            f"seat {action.seat} can no longer declare Blind Nil (she has seen cards or "
+            "already declared)",
+            RULE_BID,
+            action.seat,
+        )
+    bids = list(state.bids)
+    bids[action.seat] = BLIND_NIL
+    return replace(state, bids=tuple(bids))
+
+
+def _draw(state: HandState, action: Draw) -> HandState:
+    _expect(state, Phase.DRAFT, action.seat, "take a draft turn")
+    turn = len(state.draft)
+    top, other = state.deck[2 * turn], state.deck[2 * turn + 1]
+    if not action.keep:
+        top, other = other, top
+    holdings = list(state.holdings)
+    holdings[action.seat] |= 1 << top
+    state = replace(
+        state,
+        holdings=tuple(holdings),
+        discard=state.discard | 1 << other,
+        draft=state.draft + ("K" if action.keep else "D"),
+    )
+    if turn + 1 < 26:
+        return replace(state, turn=turn_seat(turn + 1, state.dealer))
+    return _after_setup(state)
+
+
+def _exchange(state: HandState, action: Exchange) -> HandState:
+    _expect(state, Phase.EXCHANGE, action.seat, "exchange cards")
+    index = len(state.exchanges)
+    check_exchange_shape(action, index, state.rules.blind_nil_exchange)
+    seat = action.seat
+    partner = state.variant.partner(seat)
+    check_subset(
+        action.out,
+        state.holdings[seat],
+        Code.EXCHANGE_NOT_HELD,
+        "in her hand",
+        RULE_EXCHANGE_HELD,
+        at=("exchanges", index, "out"),
+        seat=seat,
+    )
+    pool = state.discard if partner is None else state.holdings[partner]
+    check_subset(
+        action.in_,
+        pool,
+        Code.EXCHANGE_NOT_IN_PILE if partner is None else Code.EXCHANGE_PARTNER_NOT_HELD,
+        "in the discard pile" if partner is None else f"in her partner's hand (seat {partner})",
+        RULE_EXCHANGE_PILE if partner is None else RULE_EXCHANGE_PARTNER,
+        at=("exchanges", index, "in"),
+        seat=seat,
+    )
+    out = mask_of(action.out)
+    taken = mask_of(action.in_)
+    holdings = list(state.holdings)
+    holdings[seat] = holdings[seat] & ~out | taken
+    discard = state.discard
+    if partner is None:
+        discard = discard & ~taken | out
+    else:
+        holdings[partner] = holdings[partner] & ~taken | out
+    state = replace(
+        state,
+        holdings=tuple(holdings),
+        discard=discard,
+        exchanges=(*state.exchanges, action),
+    )
+    return _after_setup(state)
+
+
+def _bid(state: HandState, action: PlaceBid) -> HandState:
+    _expect(state, Phase.BIDDING, action.seat, "bid")
+    if action.bid not in legal_bids(state):
+        late = (
+            " (in two-player, Blind Nil is declared before the draft)"
+            if (action.bid == BLIND_NIL)
+            else ""
+        )
+        raise _refuse(
+            Code.ACTION_BAD_BID,
+            f"seat {action.seat} bids {action.bid}, which is not a bid{late}",
+            RULE_BID,
+            action.seat,
+        )
+    bids = list(state.bids)
+    bids[action.seat] = action.bid
+    return _after_setup(replace(state, bids=tuple(bids)))
+
+
+def _play(state: HandState, action: PlayCard) -> HandState:
+    _expect(state, Phase.PLAY, action.seat, "play a card")
+    seat = action.seat
+    check_play(
+        state.holdings[seat],
+        action.card,
+        state.led_suit,
+        state.spades_broken,
+        seat=seat,
+        at=("plays", state.cards_played),
+        trick=len(state.tricks) + 1,
+        position=len(state.trick) + 1,
+    )
+    holdings = list(state.holdings)
+    holdings[seat] &= ~(1 << action.card)
+    trick = (*state.trick, action.card)
+    broken = state.spades_broken or action.card >= FIRST_SPADE
+    seat_count = state.variant.seat_count
+    if len(trick) < seat_count:
+        return replace(
+            state,
+            holdings=tuple(holdings),
+            trick=trick,
+            spades_broken=broken,
+            turn=(seat + 1) % seat_count,
+        )
+    winner = trick_winner(trick, state.trick_leader, seat_count)
+    done = Trick(len(state.tricks) + 1, state.trick_leader, trick, winner, seat_count)
+    won = list(state.tricks_won)
+    won[winner] += 1
+    finished = len(state.tricks) + 1 == 13
+    return replace(
+        state,
+        holdings=tuple(holdings),
+        trick=(),
+        tricks=(*state.tricks, done),
+        tricks_won=tuple(won),
+        trick_leader=winner,
+        spades_broken=broken,
+        phase=Phase.DONE if finished else Phase.PLAY,
+        turn=None if finished else winner,
+    )
+
+
+def apply(state: HandState, action: Action) -> HandState:
+    """The state after ``action``; raises :class:`IllegalActionError` (and changes nothing) if the
+    rules do not allow it now."""
+    if isinstance(action, PlayCard):
+        return _play(state, action)
+    if isinstance(action, PlaceBid):
+        return _bid(state, action)
+    if isinstance(action, Draw):
+        return _draw(state, action)
+    if isinstance(action, Exchange):
+        return _exchange(state, action)
+    return _declare(state, action)
+
+
+def hand_actions(
+    variant: Variant,
+    dealer: Seat,
+    bids: Sequence[Bid],
+    plays: Sequence[Card],
+    exchanges: Sequence[Exchange],
+    draft: str = "",
+) -> tuple[Action, ...]:
+    """The actions of a recorded hand, in the order they were taken.
+
+    Exchanges are put in the order the rules give them, and a Blind Nil bidder who recorded no
+    exchange gets an empty one, so the sequence drives :func:`apply` from start to end.
+    """
+    actions: list[Action] = []
+    blind = [bid == BLIND_NIL for bid in bids]
+    order = variant.seats_from(variant.next_seat(dealer))
+    by_seat = {exchange.seat: exchange for exchange in exchanges}
+    queue = [
+        seat
+        for seat in order
+        if blind[seat] and not (variant is Variant.FOUR_PLAYER and blind[seat ^ 2])
+    ]
+    swaps = [by_seat.get(seat, Exchange(seat, (), ())) for seat in queue]
+    if variant is Variant.TWO_PLAYER:
+        actions.extend(DeclareBlindNil(seat) for seat in (dealer, 1 - dealer) if blind[seat])
+        actions.extend(
+            Draw(turn_seat(turn, dealer), letter == "K") for turn, letter in enumerate(draft)
+        )
+        actions.extend(swaps)
+        actions.extend(PlaceBid(seat, bids[seat]) for seat in order if not blind[seat])
+    else:
+        actions.extend(PlaceBid(seat, bids[seat]) for seat in order)
+        actions.extend(swaps)
+    first_leader = variant.next_seat(dealer)
+    seat = first_leader
+    count = variant.seat_count
+    trick: list[Card] = []
+    for card in plays:
+        actions.append(PlayCard(seat, card))
+        trick.append(card)
+        if len(trick) == count:
+            seat = trick_winner(trick, (seat + 1) % count, count)
+            trick = []
+        else:
+            seat = (seat + 1) % count
+    return tuple(actions)
+
+
+def drafted_cards(before: HandState, after: HandState) -> tuple[Card, Card]:
+    """For a draft turn between two states: the card kept and the card discarded."""
+    kept = cards_of(
+        (after.holdings[0] | after.holdings[1]) & ~(before.holdings[0] | before.holdings[1])
+    )
+    thrown = cards_of(after.discard & ~before.discard)
+    return kept[0], thrown[0]

@@ -1,0 +1,230 @@
+"""Play legality and trick-taking: the card-play rules of RULES.md section 1.
+
+Everything here is a pure function over bitmask holdings (see :mod:`.cards`). Three levels, as
+for every action: :func:`play_violation` says which rule a play breaks (or ``None``),
+:func:`is_legal_play` answers yes or no, :func:`check_play` raises an :class:`IllegalActionError`
+that explains why and what was legal; :func:`play_out` replays a whole hand's card play.
+
+>>> from spades_replay.engine.cards import mask_of, parse_card as c
+>>> holding = mask_of([c("3C"), c("KC"), c("7H"), c("2S")])
+>>> is_legal_play(holding, c("7H"), led=0, spades_broken=False)
+False
+>>> names_of(legal_plays(holding, led=0, spades_broken=False))
+'3C KC'
+>>> trick_winner([c("KH"), c("AH"), c("2S"), c("3H")], leader=0, seat_count=4)
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.cards import (
+    CARD_NAMES,
+    NON_SPADES_MASK,
+    SPADES,
+    SUIT_MASKS,
+    Card,
+    Suit,
+    names_of,
+    suit_name,
+)
+from spades_replay.engine.seats import Seat
+from spades_replay.errors import Code
+
+FIRST_SPADE: Card = 13 * SPADES
+"""The lowest spade (2S); every card at or above it is a spade."""
+
+RULE_HOLD = "a player can only play a card she holds"
+RULE_FOLLOW = "a player who holds the led suit must follow it"
+RULE_BREAK = "spades may not be led until broken, unless the leader holds only spades"
+
+
+def legal_plays(holding: int, led: Suit | None, spades_broken: bool) -> int:
+    """The bitmask of the cards in ``holding`` that may be played.
+
+    ``led`` is the suit led to the current trick, or ``None`` when the player leads.
+    """
+    if led is None:
+        if spades_broken or not holding & NON_SPADES_MASK:
+            return holding
+        return holding & NON_SPADES_MASK
+    following = holding & SUIT_MASKS[led]
+    return following or holding
+
+
+def play_violation(holding: int, card: Card, led: Suit | None, spades_broken: bool) -> Code | None:
+    """The rule that playing ``card`` breaks, or ``None`` when the play is legal."""
+    if not holding >> card & 1:
+        return Code.PLAY_NOT_HELD
+    if led is None:
+        if card >= FIRST_SPADE and not spades_broken and holding & NON_SPADES_MASK:
+            return Code.PLAY_SPADES_NOT_BROKEN
+    elif card // 13 != led and holding & SUIT_MASKS[led]:
+        return Code.PLAY_REVOKE
+    return None
+
+
+def is_legal_play(holding: int, card: Card, led: Suit | None, spades_broken: bool) -> bool:
+    """Whether ``card`` may be played from ``holding``."""
+    return play_violation(holding, card, led, spades_broken) is None
+
+
+def check_play(
+    holding: int,
+    card: Card,
+    led: Suit | None,
+    spades_broken: bool,
+    *,
+    seat: Seat,
+    at: tuple[str | int, ...],
+    trick: int | None = None,
+    position: int | None = None,
+) -> None:
+    """Raise :class:`IllegalActionError` when ``card`` may not be played, saying why."""
+    code = play_violation(holding, card, led, spades_broken)
+    if code is None:
+        return
+    name = CARD_NAMES[card]
+    legal = legal_plays(holding, led, spades_broken)
+    if code is Code.PLAY_NOT_HELD:
+        message = f"played {name} but does not hold it (holds {names_of(holding) or 'nothing'})"
+        rule = RULE_HOLD
+    elif code is Code.PLAY_REVOKE:
+        assert led is not None
+        message = (
+            f"played {name} but must follow {suit_name(led)} "
+            f"(holds {names_of(holding & SUIT_MASKS[led]).replace(' ', ', ')})"
+        )
+        rule = RULE_FOLLOW
+    else:
+        message = f"led {name} but spades are not broken and she holds other suits"
+        rule = RULE_BREAK
+    raise IllegalActionError(
+        code,
+        message,
+        rule,
+        at=at,
+        seat=seat,
+        legal=tuple(names_of(legal).split()),
+        trick=trick,
+        position=position,
+    )
+
+
+def beats(card: Card, best: Card) -> bool:
+    """Whether ``card`` beats ``best``, the card winning the trick so far.
+
+    Spades are the highest numbers, so a spade beats any other suit; otherwise only a higher
+    card of the same suit wins (``best`` is always of the led suit or a spade).
+    """
+    return card > best and (card >= FIRST_SPADE or card // 13 == best // 13)
+
+
+def trick_winner(cards: Sequence[Card], leader: Seat, seat_count: int) -> Seat:
+    """The seat that wins a trick; ``cards`` are in play order, beginning with ``leader``'s."""
+    best = cards[0]
+    offset = 0
+    for i in range(1, len(cards)):
+        if beats(cards[i], best):
+            best = cards[i]
+            offset = i
+    return (leader + offset) % seat_count
+
+
+@dataclass(frozen=True, slots=True)
+class Trick:
+    """One trick: who led, the cards in play order, who won (``None`` while unfinished)."""
+
+    number: int
+    leader: Seat
+    cards: tuple[Card, ...]
+    winner: Seat | None
+    seat_count: int
+
+    def seat_of(self, position: int) -> Seat:
+        """The seat that played the card at ``position`` (0-based) of this trick."""
+        return (self.leader + position) % self.seat_count
+
+    @property
+    def plays(self) -> tuple[tuple[Seat, Card], ...]:
+        """The trick as (seat, card) pairs, in play order."""
+        return tuple((self.seat_of(i), card) for i, card in enumerate(self.cards))
+
+
+@dataclass(frozen=True, slots=True)
+class PlayOutcome:
+    """The card play of one hand, replayed: the tricks, each seat's count, what is left."""
+
+    tricks: tuple[Trick, ...]
+    tricks_won: tuple[int, ...]
+    holdings: tuple[int, ...]
+    spades_broken: bool
+
+    @property
+    def complete(self) -> bool:
+        """Whether all 13 tricks were played."""
+        return len(self.tricks) == 13 and self.tricks[-1].winner is not None
+
+
+def play_out(
+    holdings: Sequence[int],
+    leader: Seat,
+    plays: Sequence[Card],
+    *,
+    first_index: int = 0,
+) -> PlayOutcome:
+    """Replay a hand's card play from its start, checking every card.
+
+    ``holdings`` are the seats' cards when play begins, ``leader`` leads the first trick, and
+    ``plays`` are the cards in order (at most 13 per seat). Raises
+    :class:`IllegalActionError` at the first illegal card; ``first_index`` offsets the index in
+    its ``("plays", i)`` address.
+    """
+    seat_count = len(holdings)
+    held = list(holdings)
+    won = [0] * seat_count
+    tricks: list[Trick] = []
+    broken = False
+    seat = leader
+    led: Suit | None = None
+    best = 0
+    best_seat = leader
+    trick_cards: list[Card] = []
+    for index, card in enumerate(plays):
+        holding = held[seat]
+        if play_violation(holding, card, led, broken) is not None:
+            check_play(
+                holding,
+                card,
+                led,
+                broken,
+                seat=seat,
+                at=("plays", first_index + index),
+                trick=len(tricks) + 1,
+                position=len(trick_cards) + 1,
+            )
+        held[seat] = holding & ~(1 << card)
+        if card >= FIRST_SPADE:
+            broken = True
+        trick_cards.append(card)
+        if led is None:
+            led = card // 13
+            best = card
+            best_seat = seat
+        elif beats(card, best):
+            best = card
+            best_seat = seat
+        if len(trick_cards) == seat_count:
+            tricks.append(Trick(len(tricks) + 1, leader, tuple(trick_cards), best_seat, seat_count))
+            won[best_seat] += 1
+            leader = seat = best_seat
+            led = None
+            trick_cards = []
+        else:
+            seat = (seat + 1) % seat_count
+    if trick_cards:
+        tricks.append(Trick(len(tricks) + 1, leader, tuple(trick_cards), None, seat_count))
+    return PlayOutcome(tuple(tricks), tuple(won), tuple(held), broken)

@@ -1,0 +1,24 @@
+"""Shared paths and helpers for the test suite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+ROOT = Path(__file__).resolve().parents[1]
+CONFORMANCE = ROOT / "tests" / "conformance"
+FIXTURES = ROOT / "fixtures"
+
+settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "long", deadline=None, max_examples=2000, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("default")
+
+
+@pytest.fixture
+def conformance() -> Path:
+    """The conformance records of the independent reference implementation."""
+    return CONFORMANCE

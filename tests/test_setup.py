@@ -1,0 +1,153 @@
+"""The draft, the deal and Blind Nil exchanges (RULES.md sections 2 and 3)."""
+
+from __future__ import annotations
+
+import pytest
+
+from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.cards import DECK, FULL_DECK_MASK, count, mask_of, names_of, parse_card
+from spades_replay.engine.setup import (
+    DraftOutcome,
+    Exchange,
+    check_deal,
+    check_deck,
+    draft_hands,
+    exchange_four_player,
+    exchange_two_player,
+    turn_seat,
+)
+from spades_replay.errors import Code
+
+
+def cards(text: str) -> tuple[int, ...]:
+    return tuple(parse_card(name) for name in text.split())
+
+
+def test_draft_turns_alternate_from_the_first_player() -> None:
+    assert [turn_seat(turn, 1) for turn in range(4)] == [1, 0, 1, 0]
+
+
+def test_draft_keep_and_discard() -> None:
+    # deck top first: 2C 3C | 4C 5C | ... ; first player 0 keeps the top card, second player
+    # discards hers (so keeps the next card).
+    draft = draft_hands(DECK, "KD" * 13, first=0)
+    assert names_of(draft.holdings[0]).split()[:2] == ["2C", "6C"]
+    assert names_of(draft.holdings[1]).split()[:2] == ["5C", "9C"]
+    assert count(draft.holdings[0]) == count(draft.holdings[1]) == 13
+    assert count(draft.discard) == 26
+    assert draft.holdings[0] | draft.holdings[1] | draft.discard == FULL_DECK_MASK
+
+
+def test_deck_must_hold_each_card_once() -> None:
+    deck = list(DECK)
+    deck[40] = deck[3]
+    with pytest.raises(IllegalActionError) as caught:
+        check_deck(deck)
+    assert caught.value.code is Code.DECK_DUPLICATE_CARD
+    assert caught.value.at == ("deck", 40)
+
+
+def test_deal_must_give_each_card_once() -> None:
+    deal = [list(DECK[13 * seat : 13 * seat + 13]) for seat in range(4)]
+    assert check_deal(deal) == tuple(mask_of(hand) for hand in deal)
+    deal[2][5] = deal[0][0]
+    with pytest.raises(IllegalActionError) as caught:
+        check_deal(deal)
+    assert caught.value.code is Code.DEAL_DUPLICATE_CARD
+    assert caught.value.at == ("deal", 2, 5)
+
+
+def two_player_draft() -> DraftOutcome:
+    return DraftOutcome(
+        (mask_of(cards("AS KS QS 2C")), mask_of(cards("3D 4D 5D 6D"))),
+        mask_of(cards("2H 3H 4H 5H")),
+    )
+
+
+def test_two_player_exchange_swaps_with_the_pile() -> None:
+    swap = Exchange(0, cards("AS KS"), cards("2H 3H"))
+    after = exchange_two_player(two_player_draft(), [swap], [True, False], 0, 3)
+    assert names_of(after.holdings[0]) == "2C 2H 3H QS"
+    assert names_of(after.discard) == "4H 5H KS AS"
+
+
+def test_two_player_both_blind_second_player_first() -> None:
+    first_then_second = [
+        Exchange(0, cards("2C"), cards("2H")),
+        Exchange(1, cards("3D"), cards("3H")),
+    ]
+    with pytest.raises(IllegalActionError) as caught:
+        exchange_two_player(two_player_draft(), first_then_second, [True, True], 0, 3)
+    assert caught.value.code is Code.EXCHANGE_ORDER
+    second_then_first = [first_then_second[1], first_then_second[0]]
+    after = exchange_two_player(two_player_draft(), second_then_first, [True, True], 0, 3)
+    assert names_of(after.holdings[1]) == "4D 5D 6D 3H"
+    # the first player may take the card the second player just put away
+    takes_back = [Exchange(1, cards("3D"), cards("3H")), Exchange(0, cards("2C"), cards("3D"))]
+    after = exchange_two_player(two_player_draft(), takes_back, [True, True], 0, 3)
+    assert names_of(after.holdings[0]) == "3D QS KS AS"
+
+
+TWO_PLAYER_ERRORS = [
+    (Exchange(1, cards("3D"), cards("2H")), [True, False], Code.EXCHANGE_NOT_BLIND_NIL),
+    (Exchange(0, cards("AS KS"), cards("2H")), [True, False], Code.EXCHANGE_SIZE),
+    (Exchange(0, cards("AS KS QS 2C"), cards("2H 3H 4H 5H")), [True, False], Code.EXCHANGE_SIZE),
+    (Exchange(0, cards("AS AS"), cards("2H 3H")), [True, False], Code.EXCHANGE_DUPLICATE_CARD),
+    (Exchange(0, cards("3D"), cards("2H")), [True, False], Code.EXCHANGE_NOT_HELD),
+    (Exchange(0, cards("AS"), cards("JS")), [True, False], Code.EXCHANGE_NOT_IN_PILE),
+]
+
+
+@pytest.mark.parametrize(("swap", "blind", "code"), TWO_PLAYER_ERRORS)
+def test_two_player_exchange_errors(swap: Exchange, blind: list[bool], code: Code) -> None:
+    with pytest.raises(IllegalActionError) as caught:
+        exchange_two_player(two_player_draft(), [swap], blind, 0, 3)
+    assert caught.value.code is code
+
+
+def test_two_player_exchange_once() -> None:
+    twice = [Exchange(0, cards("AS"), cards("2H")), Exchange(0, cards("KS"), cards("3H"))]
+    with pytest.raises(IllegalActionError) as caught:
+        exchange_two_player(two_player_draft(), twice, [True, False], 0, 3)
+    assert caught.value.code is Code.EXCHANGE_REPEATED
+
+
+def four_player_deal() -> tuple[int, ...]:
+    return tuple(mask_of(DECK[13 * seat : 13 * seat + 13]) for seat in range(4))
+
+
+def test_four_player_exchange_with_partner() -> None:
+    dealt = four_player_deal()
+    swap = Exchange(1, cards("2D 3D 4D"), cards("2S 3S 4S"))
+    after = exchange_four_player(dealt, [swap], [False, True, False, False], 3)
+    assert names_of(after[1]).split()[-3:] == ["2S", "3S", "4S"]
+    assert {"2D", "3D", "4D"} <= set(names_of(after[3]).split())
+    assert after[0] == dealt[0]
+    assert after[2] == dealt[2]
+
+
+FOUR_PLAYER_ERRORS = [
+    (
+        Exchange(1, cards("2D"), cards("2S")),
+        [False, True, False, True],
+        Code.EXCHANGE_PARTNER_BLIND,
+    ),
+    (Exchange(1, cards("2C"), cards("2S")), [False, True, False, False], Code.EXCHANGE_NOT_HELD),
+    (
+        Exchange(1, cards("2D"), cards("2H")),
+        [False, True, False, False],
+        Code.EXCHANGE_PARTNER_NOT_HELD,
+    ),
+    (
+        Exchange(0, cards("2C"), cards("2H")),
+        [False, True, False, False],
+        Code.EXCHANGE_NOT_BLIND_NIL,
+    ),
+]
+
+
+@pytest.mark.parametrize(("swap", "blind", "code"), FOUR_PLAYER_ERRORS)
+def test_four_player_exchange_errors(swap: Exchange, blind: list[bool], code: Code) -> None:
+    with pytest.raises(IllegalActionError) as caught:
+        exchange_four_player(four_player_deal(), [swap], blind, 3)
+    assert caught.value.code is code

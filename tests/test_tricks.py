@@ -1,0 +1,141 @@
+"""Play legality and trick-taking (RULES.md section 1), table-driven."""
+
+from __future__ import annotations
+
+import pytest
+
+from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.cards import CLUBS, HEARTS, SPADES, mask_of, names_of, parse_card
+from spades_replay.engine.tricks import (
+    check_play,
+    is_legal_play,
+    legal_plays,
+    play_out,
+    play_violation,
+    trick_winner,
+)
+from spades_replay.errors import Code
+
+
+def hold(text: str) -> int:
+    return mask_of(parse_card(name) for name in text.split())
+
+
+# holding, led suit (None = leading), spades broken, card, violation
+LEGALITY = [
+    ("3C KC 7H 2S", CLUBS, False, "3C", None),
+    ("3C KC 7H 2S", CLUBS, False, "KC", None),
+    ("3C KC 7H 2S", CLUBS, False, "7H", Code.PLAY_REVOKE),
+    ("3C KC 7H 2S", CLUBS, False, "2S", Code.PLAY_REVOKE),
+    ("7H 2S", CLUBS, False, "2S", None),  # void: may trump
+    ("7H 2S", CLUBS, False, "7H", None),  # void: may discard, trumping not required
+    ("3C KC 7H 2S", None, False, "2S", Code.PLAY_SPADES_NOT_BROKEN),
+    ("3C KC 7H 2S", None, True, "2S", None),
+    ("2S 9S AS", None, False, "9S", None),  # only spades: may lead one
+    ("3C KC 7H 2S", None, False, "7H", None),
+    ("3C KC 7H", CLUBS, False, "AD", Code.PLAY_NOT_HELD),
+    ("3C KC 7H", None, True, "AD", Code.PLAY_NOT_HELD),
+    ("4S 5S", SPADES, True, "4S", None),
+    ("4S 5H", SPADES, True, "5H", Code.PLAY_REVOKE),
+]
+
+
+@pytest.mark.parametrize(("holding", "led", "broken", "card", "violation"), LEGALITY)
+def test_play_legality(
+    holding: str, led: int | None, broken: bool, card: str, violation: Code | None
+) -> None:
+    mask = hold(holding)
+    played = parse_card(card)
+    assert play_violation(mask, played, led, broken) is violation
+    assert is_legal_play(mask, played, led, broken) is (violation is None)
+    legal = legal_plays(mask, led, broken)
+    if violation is not Code.PLAY_NOT_HELD:
+        assert bool(legal >> played & 1) is (violation is None)
+
+
+LEGAL_SETS = [
+    ("3C KC 7H 2S", CLUBS, False, "3C KC"),
+    ("3C KC 7H 2S", HEARTS, False, "7H"),
+    ("3C KC 2S", HEARTS, False, "3C KC 2S"),
+    ("3C KC 7H 2S", None, False, "3C KC 7H"),
+    ("3C KC 7H 2S", None, True, "3C KC 7H 2S"),
+    ("2S 9S", None, False, "2S 9S"),
+]
+
+
+@pytest.mark.parametrize(("holding", "led", "broken", "expected"), LEGAL_SETS)
+def test_legal_plays(holding: str, led: int | None, broken: bool, expected: str) -> None:
+    assert names_of(legal_plays(hold(holding), led, broken)) == expected
+
+
+# cards in play order, leader, seats, winner
+WINNERS = [
+    ("KH AH 2H 3H", 0, 4, 1),  # highest of the led suit
+    ("KH AH 2S 3H", 0, 4, 2),  # any spade beats the led suit
+    ("KH AH 2S 3S", 0, 4, 3),  # highest spade
+    ("KH AC AD 2H", 0, 4, 0),  # off-suit aces never win
+    ("KH AC AD 2H", 2, 4, 2),  # leader offset wraps round the table
+    ("5D AS", 1, 2, 0),
+    ("5D 6D", 0, 2, 1),
+    ("5D 6C", 0, 2, 0),
+    ("QS KS", 1, 2, 0),
+]
+
+
+@pytest.mark.parametrize(("cards", "leader", "seats", "winner"), WINNERS)
+def test_trick_winner(cards: str, leader: int, seats: int, winner: int) -> None:
+    played = [parse_card(name) for name in cards.split()]
+    assert trick_winner(played, leader, seats) == winner
+
+
+def test_rules_example_kelly_and_donna() -> None:
+    """Kelly leads a heart. Donna has no hearts, so she may play a spade (and win the trick,
+    which breaks spades) or a club or a diamond."""
+    kelly = hold("9H 4C")
+    donna = hold("2S 3C 4D")
+    assert names_of(legal_plays(donna, HEARTS, False)) == "3C 4D 2S"
+    outcome = play_out((kelly, donna), 0, [parse_card("9H"), parse_card("2S")])
+    assert outcome.tricks[0].winner == 1
+    assert outcome.spades_broken
+    calm = play_out((kelly, donna), 0, [parse_card("9H"), parse_card("3C")])
+    assert calm.tricks[0].winner == 0
+    assert not calm.spades_broken
+
+
+def test_rules_example_revoke_message() -> None:
+    """RULES.md section 4: played 7H but must follow clubs (holds 3C, KC)."""
+    with pytest.raises(IllegalActionError) as caught:
+        check_play(
+            hold("3C KC 7H"),
+            parse_card("7H"),
+            CLUBS,
+            False,
+            seat=1,
+            at=("plays", 9),
+            trick=5,
+            position=2,
+        )
+    error = caught.value
+    assert error.code is Code.PLAY_REVOKE
+    assert error.message == "played 7H but must follow clubs (holds 3C, KC)"
+    assert error.legal == ("3C", "KC")
+    assert (error.trick, error.position, error.seat, error.at) == (5, 2, 1, ("plays", 9))
+
+
+def test_play_out_stops_at_the_first_illegal_card() -> None:
+    holdings = (hold("AC 2H"), hold("3C 4H"))
+    with pytest.raises(IllegalActionError) as caught:
+        play_out(holdings, 0, [parse_card("AC"), parse_card("4H")])
+    assert caught.value.code is Code.PLAY_REVOKE
+    assert caught.value.at == ("plays", 1)
+
+
+def test_play_out_counts_tricks_and_leaders() -> None:
+    holdings = (hold("AC 2H"), hold("3C 4H"))
+    outcome = play_out(holdings, 1, [parse_card(c) for c in "3C AC 2H 4H".split()])
+    assert [(t.leader, t.winner) for t in outcome.tricks] == [(1, 0), (0, 1)]
+    assert outcome.tricks_won == (1, 1)
+    assert outcome.holdings == (0, 0)
+    partial = play_out(holdings, 1, [parse_card("3C")])
+    assert partial.tricks[0].winner is None
+    assert partial.tricks_won == (0, 0)
