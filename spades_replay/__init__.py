@@ -1,3 +1,56 @@
-"""spades-replay: validate, replay and analyse recorded games of Spades."""
+"""spades-replay: validate, replay and analyse recorded games of Spades.
+
+    game = spades_replay.load("game.json")      # format errors raise FormatError
+    r = spades_replay.replay(game)             # rules errors raise RulesError
+    for hand in r.hands:                       # hand by hand ...
+        for step in hand.timeline:             # ... action by action
+            print(step.action, step.state.tricks_won)
+    print(r.result.winner, r.result.scores)
+
+The layers, lowest first (each imports only those below it): :mod:`.errors`; the record
+format (:mod:`.record`) and the rules engine (:mod:`.engine`), which know nothing of each
+other; :mod:`.convert`, where they meet; :mod:`.replay`; :mod:`.corpus` and :mod:`.validate`;
+and the command line (:mod:`.cli`).
+"""
+
+from spades_replay.errors import (
+    Code,
+    FormatError,
+    InputError,
+    Problem,
+    RecordError,
+    RulesError,
+    SpadesReplayError,
+)
+from spades_replay.record.io import dump, dumps, load, loads
+from spades_replay.record.models import FourPlayerRecord, TwoPlayerRecord
+from spades_replay.replay import GameResult, HandReplay, Replay, Step, check, replay
+from spades_replay.validate import CorpusValidation, RecordReport, validate_bytes
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "Code",
+    "CorpusValidation",
+    "FormatError",
+    "FourPlayerRecord",
+    "GameResult",
+    "HandReplay",
+    "InputError",
+    "Problem",
+    "RecordError",
+    "RecordReport",
+    "Replay",
+    "RulesError",
+    "SpadesReplayError",
+    "Step",
+    "TwoPlayerRecord",
+    "__version__",
+    "check",
+    "dump",
+    "dumps",
+    "load",
+    "loads",
+    "replay",
+    "validate_bytes",
+]

@@ -1,0 +1,46 @@
+"""Atomic file writes: a reader sees the old file or the whole new one, never a part.
+
+>>> import pathlib, tempfile
+>>> target = pathlib.Path(tempfile.mkdtemp()) / "out.txt"
+>>> with atomic_writer(target) as stream:
+...     _ = stream.write(b"hello")
+>>> target.read_bytes()
+b'hello'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import BinaryIO
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """Write ``path`` through a temporary file beside it, renamed into place on success.
+
+    If the block raises (or the process is interrupted), the temporary file is removed and
+    ``path`` is left as it was.
+    """
+    target = Path(path)
+    directory = target.parent
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as stream:
+            yield stream
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace the contents of ``path`` with ``data``, atomically."""
+    with atomic_writer(path) as stream:
+        stream.write(data)

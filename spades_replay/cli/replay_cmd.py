@@ -1,0 +1,277 @@
+"""``spades-replay replay FILE``: a game in the terminal, hand by hand and trick by trick."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console, Group
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from spades_replay.cli.common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    select_record,
+    stdout_console,
+)
+from spades_replay.cli.text import card_text, cards_text, safe
+from spades_replay.cli.validate_cmd import print_problem
+from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
+from spades_replay.engine.seats import Variant
+from spades_replay.errors import FormatError
+from spades_replay.record.io import loads
+from spades_replay.replay import HandReplay, Replay, check
+
+
+def register(commands: Any) -> None:
+    """Add the command to the parser."""
+    parser = commands.add_parser(
+        "replay",
+        help="show a game hand by hand, trick by trick",
+        description=(
+            "Replay one game in the terminal: each seat's cards, the draft or deal, Blind Nil "
+            "exchanges, bids, every trick with its leader and winner, the score table after "
+            "each hand and the result. An invalid record is reported instead (exit 1)."
+        ),
+        epilog="Exit codes: 0 shown, 1 the record is invalid, 2 usage or I/O error.",
+    )
+    parser.add_argument("file", metavar="FILE", help="a record (.json) or a corpus (.jsonl)")
+    parser.add_argument(
+        "--game",
+        metavar="N",
+        help="in a corpus: the N-th record (1-based, default 1) or the record with game_id N",
+    )
+    parser.add_argument("--hand", type=int, metavar="N", help="show only hand N (1-based)")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default) or the replay as JSON (identical bytes every run)",
+    )
+    parser.set_defaults(run=run)
+
+
+def _player(replay: Replay, seat: int) -> str:
+    return f"{safe(replay.players[seat].name, 60)} (seat {seat})"
+
+
+def _header(replay: Replay) -> Text:
+    text = Text()
+    if replay.game_id:
+        text.append(f"Game {safe(replay.game_id)}", style="bold")
+        text.append(" · ")
+    text.append(replay.variant.value)
+    text.append(" · ")
+    if replay.variant is Variant.TWO_PLAYER:
+        text.append(f"{_player(replay, 0)} vs {_player(replay, 1)}")
+    else:
+        text.append(f"{replay.side_name(0)} (team 0) vs {replay.side_name(1)} (team 1)")
+    changed = repr(replay.rules).removeprefix("Rules(").removesuffix(")")
+    text.append(f"\nrules: {changed or 'standard'} (target {replay.rules.target_score})")
+    return text
+
+
+def _holdings_table(replay: Replay, title: str, masks: tuple[int, ...]) -> Table:
+    table = Table(title=title, title_justify="left", show_header=False, box=None, pad_edge=False)
+    table.add_column("seat", style="bold", no_wrap=True)
+    table.add_column("cards")
+    for seat, mask in enumerate(masks):
+        table.add_row(_player(replay, seat), cards_text(mask))
+    return table
+
+
+def _bids(replay: Replay, hand: HandReplay) -> Text:
+    text = Text("Bids: ", style="bold")
+    order = replay.variant.seats_from(hand.outcome.leader)
+    for index, seat in enumerate(order):
+        if index:
+            text.append(" · ")
+        bid = hand.outcome.bids[seat]
+        text.append(f"{safe(replay.players[seat].name, 60)} ")
+        text.append(bid_name(bid), style="bold magenta" if bid <= 0 else "bold")
+    return text
+
+
+def _exchanges(replay: Replay, hand: HandReplay) -> list[Text]:
+    lines = []
+    blind_seats = [seat for seat, bid in enumerate(hand.outcome.bids) if bid == BLIND_NIL]
+    exchanged = {exchange.seat for exchange in hand.outcome.exchanges}
+    for exchange in hand.outcome.exchanges:
+        line = Text(f"Exchange: {_player(replay, exchange.seat)}, Blind Nil, ")
+        if not exchange.out:
+            line.append("exchanged no cards")
+        else:
+            source = "from the pile" if replay.variant is Variant.TWO_PLAYER else "from partner"
+            line.append("put away ")
+            for card in exchange.out:
+                line.append_text(card_text(card))
+                line.append(" ")
+            line.append(f"and took {source} ")
+            for card in exchange.in_:
+                line.append_text(card_text(card))
+                line.append(" ")
+        lines.append(line)
+    for seat in blind_seats:
+        if seat not in exchanged:
+            partner = replay.variant.partner(seat)
+            reason = (
+                "both partners bid Blind Nil: no exchange"
+                if partner is not None and hand.outcome.bids[partner] == BLIND_NIL
+                else "exchanged no cards"
+            )
+            lines.append(Text(f"Exchange: {_player(replay, seat)}, Blind Nil, {reason}"))
+    return lines
+
+
+def _tricks_table(replay: Replay, hand: HandReplay) -> Table:
+    table = Table(title="Tricks", title_justify="left", box=None, pad_edge=False)
+    table.add_column("#", justify="right")
+    table.add_column("leader")
+    table.add_column("cards in play order")
+    table.add_column("winner")
+    for trick in hand.outcome.play.tricks:
+        cards = Text()
+        for position, card in enumerate(trick.cards):
+            if position:
+                cards.append("  ")
+            cards.append(f"{safe(replay.players[trick.seat_of(position)].name, 20)} ")
+            cards.append_text(card_text(card))
+        winner = safe(replay.players[trick.winner].name, 40) if trick.winner is not None else "…"
+        table.add_row(str(trick.number), safe(replay.players[trick.leader].name, 40), cards, winner)
+    return table
+
+
+def _score_table(replay: Replay, hand: HandReplay) -> Table:
+    table = Table(title="Score", title_justify="left", box=None, pad_edge=False)
+    table.add_column("")
+    for side in (0, 1):
+        table.add_column(safe(replay.side_name(side), 60), justify="right")
+    scores = hand.scores
+    assert scores is not None
+
+    def made(side: SideScore) -> str:
+        if side.made is None:
+            return "no contract"
+        outcome = "made" if side.made else "set"
+        return f"{side.contract} bid, {side.tricks_toward} won: {outcome}"
+
+    def nils(side: SideScore) -> str:
+        parts = []
+        for nil in side.nils:
+            kind = "blind nil" if nil.blind else "nil"
+            result = "made" if nil.made else f"failed ({nil.tricks} tricks)"
+            parts.append(f"{kind} {result} {nil.points:+d}")
+        return "; ".join(parts) or "-"
+
+    rows: list[tuple[str, Callable[[SideScore], str]]] = [
+        ("contract", made),
+        ("contract points", lambda side: f"{side.contract_points:+d}"),
+        ("bags (points)", lambda side: f"{side.bag_points:+d}"),
+        ("nil", nils),
+        ("bag penalty", lambda side: f"{side.penalty_points:+d}" if side.bag_penalties else "-"),
+        ("hand", lambda side: f"{side.points:+d}"),
+        ("score", lambda side: str(side.score)),
+        ("bag count", lambda side: str(side.bags)),
+    ]
+    for label, cell in rows:
+        table.add_row(label, cell(scores[0]), cell(scores[1]))
+    return table
+
+
+def render_hand(replay: Replay, hand: HandReplay) -> Group:
+    """One hand, as the terminal shows it."""
+    outcome = hand.outcome
+    parts: list[Any] = [Rule(f"Hand {hand.number}", align="left")]
+    if replay.variant is Variant.TWO_PLAYER:
+        parts.append(
+            Text(
+                f"First player {_player(replay, outcome.dealer)}; "
+                f"{_player(replay, outcome.leader)} bids first and leads"
+            )
+        )
+        parts.append(_holdings_table(replay, "Cards kept in the draft", outcome.dealt))
+    else:
+        parts.append(
+            Text(
+                f"Dealer {_player(replay, outcome.dealer)}; "
+                f"{_player(replay, outcome.leader)} bids first and leads"
+            )
+        )
+        parts.append(_holdings_table(replay, "Cards dealt", outcome.dealt))
+    parts.extend(_exchanges(replay, hand))
+    if outcome.exchanges:
+        parts.append(_holdings_table(replay, "Cards after the exchange", outcome.holdings))
+    parts.append(_bids(replay, hand))
+    parts.append(_tricks_table(replay, hand))
+    if hand.scores is not None:
+        parts.append(_score_table(replay, hand))
+    else:
+        cards = len(hand.actions.plays)
+        parts.append(
+            Text(f"The record stops here, after {cards} card(s) of this hand.", style="yellow")
+        )
+    if outcome.end is not None and outcome.winner is not None:
+        reason = "reached the target" if outcome.end == "target" else "won on the mercy rule"
+        parts.append(
+            Text(f"{safe(replay.side_name(outcome.winner), 120)} {reason}.", style="bold green")
+        )
+    return Group(*parts)
+
+
+def _result(replay: Replay) -> Text:
+    result = replay.result
+    scores = f"{result.scores[0]} to {result.scores[1]}"
+    if result.complete and result.winner is not None:
+        return Text(
+            f"Result: {safe(replay.side_name(result.winner), 120)} won {scores} "
+            f"after {result.hands} hand(s) ({result.reason}).",
+            style="bold green",
+        )
+    return Text(
+        f"Result: unfinished after {result.hands} complete hand(s); scores {scores}.",
+        style="bold yellow",
+    )
+
+
+def show(console: Console, replay: Replay, hand_number: int | None) -> None:
+    """Print a replay, or only one of its hands."""
+    console.print(_header(replay))
+    hands = replay.hands
+    if hand_number is not None:
+        if not 1 <= hand_number <= len(hands):
+            raise UsageError(f"the game has {len(hands)} hand(s); there is no hand {hand_number}")
+        hands = (hands[hand_number - 1],)
+    for hand in hands:
+        console.print(render_hand(replay, hand))
+    console.print(_result(replay))
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Replay one record and show it."""
+    data, line = select_record(arguments.file, arguments.game)
+    console = stdout_console()
+    where = safe(arguments.file, 500) + (f":{line}" if line is not None else "")
+    try:
+        record = loads(data)
+    except FormatError as error:
+        console.print(Text(f"{where}: invalid", style="bold red"))
+        for problem in error.problems:
+            print_problem(console, problem)
+        return EXIT_INVALID
+    replayed, problems = check(record)
+    if problems or replayed is None:
+        console.print(Text(f"{where}: invalid", style="bold red"))
+        for problem in problems:
+            print_problem(console, problem)
+        return EXIT_INVALID
+    if arguments.format == "json":
+        sys.stdout.buffer.write(replayed.to_json(indent=True) + b"\n")
+        sys.stdout.buffer.flush()
+        return EXIT_OK
+    show(console, replayed, arguments.hand)
+    return EXIT_OK

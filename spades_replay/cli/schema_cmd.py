@@ -1,0 +1,39 @@
+"""``spades-replay schema``: print (or write) the JSON Schema of format 1.0."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from spades_replay.atomic import write_bytes_atomic
+from spades_replay.cli.common import EXIT_OK, UsageError
+from spades_replay.record.schema import schema_bytes
+
+
+def register(commands: Any) -> None:
+    """Add the command to the parser."""
+    parser = commands.add_parser(
+        "schema",
+        help="print the JSON Schema of the record format",
+        description="Print the JSON Schema (draft 2020-12) of format 1.0, generated from the "
+        "models. The same bytes are checked in as schema/spades-replay-1.0.schema.json.",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the schema to FILE (atomically)"
+    )
+    parser.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Print or write the schema."""
+    data = schema_bytes()
+    if arguments.output:
+        try:
+            write_bytes_atomic(arguments.output, data)
+        except OSError as error:
+            raise UsageError(f"cannot write {arguments.output}: {error.strerror}") from None
+        return EXIT_OK
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    return EXIT_OK

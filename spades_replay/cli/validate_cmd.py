@@ -1,0 +1,184 @@
+"""``spades-replay validate PATH...``: every problem of every record, and a summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+from rich.text import Text
+
+from spades_replay.cli.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, console_for, stdout_console
+from spades_replay.cli.text import safe
+from spades_replay.errors import Problem
+from spades_replay.validate import CorpusValidation, RecordReport, Summary
+
+
+def register(commands: Any) -> None:
+    """Add the command to the parser."""
+    parser = commands.add_parser(
+        "validate",
+        help="check records against the format and the rules",
+        description=(
+            "Check every record under the given paths (files, directories, .jsonl corpora, "
+            ".gz): the format, every action under the record's rules, every score and claim. "
+            "Reports every problem and keeps going. Never writes to its inputs."
+        ),
+        epilog="Exit codes: 0 all valid, 1 some record invalid, 2 usage or I/O error.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default); json: one JSON object per line per record "
+        "reported, then a summary line",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes (default 1; 0 = one per core)",
+    )
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", help="also list the records that are valid"
+    )
+    parser.add_argument(
+        "-q", "--quiet", action="store_true", help="print only the summary (text format)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.set_defaults(run=run)
+
+
+def _where(report: RecordReport) -> str:
+    where = safe(report.source or "<input>", 500)
+    if report.line is not None:
+        where += f":{report.line}"
+    return where
+
+
+def print_problem(console: Console, problem: Problem, indent: str = "  ") -> None:
+    """One problem, readably: place and message, then rule, legal choices and pointer."""
+    head = Text(indent)
+    if problem.place:
+        head.append(safe(problem.place, 300), style="bold")
+        head.append(": ")
+    head.append(safe(problem.message, 2000))
+    console.print(head)
+    if problem.rule:
+        console.print(Text(f"{indent}  rule: {problem.rule}", style="dim"))
+    if problem.legal:
+        console.print(Text(f"{indent}  legal: {' '.join(problem.legal)}", style="dim"))
+    pointer = safe(problem.pointer, 300) or "/"
+    console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
+
+
+def _print_report(console: Console, report: RecordReport) -> None:
+    title = Text(_where(report), style="bold")
+    label = ", ".join(
+        part
+        for part in (
+            f"game {safe(report.game_id)}" if report.game_id else "",
+            report.variant or "",
+        )
+        if part
+    )
+    if report.valid:
+        title.append(": valid", style="green")
+    else:
+        title.append(": invalid", style="bold red")
+    if label:
+        title.append(f" ({label})")
+    console.print(title)
+    for problem in report.problems:
+        print_problem(console, problem)
+
+
+def summary_line(summary: Summary) -> str:
+    """The closing summary in words."""
+    text = (
+        f"{summary.records} record(s), {summary.hands} hand(s) in {summary.files} file(s): "
+        f"{summary.valid} valid, {summary.invalid} invalid"
+    )
+    if summary.codes:
+        counts = ", ".join(f"{code} {count}" for code, count in sorted(summary.codes.items()))
+        text += f" ({counts})"
+    text += f"; {summary.complete} game(s) complete, {summary.unfinished} unfinished"
+    if summary.io_errors:
+        text += f"; {len(summary.io_errors)} path(s) could not be read"
+    return text
+
+
+def progress_bar(console: Console) -> Progress:
+    """A transient byte-count progress bar on ``console``."""
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+
+
+def bar_console(out: Console, err: Console, *, text_on_stdout: bool) -> Console | None:
+    """Where a progress bar may go without mixing into machine output: stdout when it is a
+    terminal showing text, else stderr when that is a terminal, else nowhere."""
+    if out.is_terminal and text_on_stdout:
+        return out
+    if err.is_terminal and not out.is_terminal:
+        return err
+    return None
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Validate and report."""
+    out = stdout_console()
+    err = console_for(sys.stderr)
+    as_json = arguments.format == "json"
+    where = None if arguments.no_progress else bar_console(out, err, text_on_stdout=not as_json)
+    bar = progress_bar(where) if where is not None else None
+    task_id = bar.add_task("validating", total=None) if bar is not None else None
+    if bar is not None and where is out:
+        out = bar.console
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None and task_id is not None:
+            bar.update(task_id, completed=done, total=total)
+
+    validation = CorpusValidation(
+        arguments.paths,
+        jobs=arguments.jobs,
+        keep_valid=arguments.verbose,
+        progress=progress,
+    )
+    if bar is not None:
+        bar.start()
+    try:
+        for report in validation:
+            if as_json:
+                sys.stdout.buffer.write(orjson.dumps(report.to_dict()) + b"\n")
+            elif not arguments.quiet:
+                _print_report(out, report)
+    finally:
+        if bar is not None:
+            bar.stop()
+    summary = validation.summary
+    for problem in summary.io_errors:
+        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+    if as_json:
+        sys.stdout.buffer.write(orjson.dumps({"summary": summary.to_dict()}) + b"\n")
+        sys.stdout.buffer.flush()
+    else:
+        style = "green" if not summary.invalid and not summary.io_errors else "bold red"
+        out.print(Text(summary_line(summary), style=style))
+    if summary.io_errors:
+        return EXIT_USAGE
+    return EXIT_INVALID if summary.invalid else EXIT_OK

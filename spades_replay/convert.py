@@ -1,0 +1,74 @@
+"""The one place where record types (pydantic models, card strings) meet engine types (ints).
+
+Record to engine: :func:`variant_of`, :func:`rules_of`, :func:`hand_actions_of`. Engine to
+record: :func:`rules_model`, :func:`bid_value`, :func:`card_names`, used by writers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+
+from spades_replay.engine.cards import CARD_BY_NAME, CARD_NAMES, Card
+from spades_replay.engine.game import HandActions
+from spades_replay.engine.rules import Rules
+from spades_replay.engine.scoring import BLIND_NIL, Bid
+from spades_replay.engine.seats import Variant
+from spades_replay.engine.setup import Exchange
+from spades_replay.record import models
+
+RULE_FIELDS = tuple(field.name for field in dataclasses.fields(Rules))
+BLIND_NIL_TEXT = "blind_nil"
+
+
+def variant_of(record: models.AnyRecord) -> Variant:
+    """The engine's variant of a record."""
+    return Variant(record.variant)
+
+
+def rules_of(model: models.Rules) -> Rules:
+    """The engine's rules of a record's ``rules`` object."""
+    return Rules(**{name: getattr(model, name) for name in RULE_FIELDS})
+
+
+def rules_model(rules: Rules) -> models.Rules:
+    """The record's ``rules`` object, fully resolved, for engine rules."""
+    return models.Rules(**rules.as_dict())
+
+
+def bid_of(value: int | str) -> Bid:
+    """The engine's bid for a record's bid (``"blind_nil"`` or 0..13)."""
+    return BLIND_NIL if value == BLIND_NIL_TEXT else int(value)
+
+
+def bid_value(bid: Bid) -> int | str:
+    """The record's bid for an engine bid."""
+    return BLIND_NIL_TEXT if bid == BLIND_NIL else bid
+
+
+def cards_of(names: Iterable[str]) -> tuple[Card, ...]:
+    """Engine cards for card names the record layer has already checked."""
+    return tuple(map(CARD_BY_NAME.__getitem__, names))
+
+
+def card_names(cards: Iterable[Card]) -> tuple[str, ...]:
+    """Card names for engine cards."""
+    return tuple(CARD_NAMES[card] for card in cards)
+
+
+def _exchanges(hand: models.AnyHand) -> tuple[Exchange, ...]:
+    return tuple(
+        Exchange(entry.seat, cards_of(entry.out), cards_of(entry.in_)) for entry in hand.exchanges
+    )
+
+
+def hand_actions_of(hand: models.AnyHand) -> HandActions:
+    """The engine's view of one recorded hand."""
+    bids = tuple(BLIND_NIL if isinstance(bid, str) else bid for bid in hand.bids)
+    plays = tuple(map(CARD_BY_NAME.__getitem__, hand.plays))
+    exchanges = _exchanges(hand) if hand.exchanges else ()
+    if isinstance(hand, models.Hand2):
+        deck = tuple(map(CARD_BY_NAME.__getitem__, hand.deck))
+        return HandActions(bids, plays, exchanges, deck=deck, draft=hand.draft)
+    deal = tuple(tuple(map(CARD_BY_NAME.__getitem__, cards)) for cards in hand.deal)
+    return HandActions(bids, plays, exchanges, deal=deal)

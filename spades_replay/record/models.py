@@ -1,0 +1,259 @@
+"""Format 1.0 as pydantic v2 models: the single definition of what a record may hold.
+
+Every model is frozen, forbids unknown keys except ``x-`` extensions (kept on round trip), and
+takes JSON values strictly (no ``true`` for ``1``, no ``"3"`` for ``3``). Sequences are tuples.
+The two variants are separate models chosen by the ``variant`` key (:data:`Record`).
+
+This module knows the format, not the rules: it checks shapes, types and ranges; whether the
+actions are legal is for :mod:`spades_replay.engine`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    Strict,
+    TypeAdapter,
+    model_serializer,
+    model_validator,
+)
+
+FORMAT_NAME = "spades-replay"
+FORMAT_VERSION = "1.0"
+EXTENSION_PATTERN = r"^x-"
+
+RANK_LETTERS = "23456789TJQKA"
+SUIT_LETTERS = "CDHS"
+
+StrictInt = Annotated[int, Strict()]
+StrictBool = Annotated[bool, Strict()]
+ExtensionKey = Annotated[str, Field(pattern=EXTENSION_PATTERN)]
+Text = Annotated[str, Strict(), Field(min_length=1, max_length=200)]
+
+CARD_NAMES = tuple(rank + suit for suit in SUIT_LETTERS for rank in RANK_LETTERS)
+Card = Literal[CARD_NAMES]  # type: ignore[valid-type]
+Cards = tuple[Card, ...]
+Seat2 = Annotated[int, Strict(), Field(ge=0, le=1)]
+Seat4 = Annotated[int, Strict(), Field(ge=0, le=3)]
+Side = Annotated[int, Strict(), Field(ge=0, le=1)]
+Tricks = Annotated[int, Strict(), Field(ge=0, le=13)]
+Bid = Annotated[int, Strict(), Field(ge=0, le=13)] | Literal["blind_nil"]
+Draft = Annotated[
+    str,
+    Strict(),
+    Field(
+        pattern=r"^[KD]{26}$",
+        description="One letter per draft turn: K kept the top card, D discarded it.",
+    ),
+]
+Points = Annotated[int, Strict(), Field(ge=-10_000_000, le=10_000_000)]
+
+
+KEY_ORDER = (
+    "format",
+    "version",
+    "game_id",
+    "variant",
+    "rules",
+    "players",
+    "first_dealer",
+    "meta",
+    "hands",
+    "result",
+)
+"""The order of the top-level keys on output (the order of FORMAT-v1.md)."""
+
+
+def _extension_schema(schema: dict[str, Any]) -> None:
+    schema["additionalProperties"] = False
+    schema["patternProperties"] = {EXTENSION_PATTERN: {}}
+
+
+class Model(BaseModel):
+    """Frozen, strict, no unknown keys; ``x-`` keys are extensions, kept as they are."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="allow",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+        json_schema_extra=_extension_schema,
+        hide_input_in_errors=False,
+    )
+    __pydantic_extra__: dict[ExtensionKey, JsonValue] = Field(init=False)
+
+    @model_serializer(mode="wrap")
+    def _canonical(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Fields in declaration order, then extensions sorted by key."""
+        data: dict[str, Any] = handler(self)
+        extra = self.__pydantic_extra__
+        if not extra:
+            return data
+        ordered = {key: value for key, value in data.items() if key not in extra}
+        ordered.update((key, data[key]) for key in sorted(extra) if key in data)
+        return ordered
+
+
+def _absent(value: object) -> bool:
+    return value is None
+
+
+def _empty(value: object) -> bool:
+    return not value
+
+
+class Rules(Model):
+    """The house-rule options of RULES.md; absent options take their defaults."""
+
+    target_score: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 500
+    bag_limit: Annotated[int, Strict(), Field(ge=1, le=1_000)] = 10
+    bag_penalty: Annotated[int, Strict(), Field(ge=0, le=100_000)] = 100
+    nil_bonus: Annotated[int, Strict(), Field(ge=0, le=100_000)] = 100
+    blind_nil_bonus: Annotated[int, Strict(), Field(ge=0, le=100_000)] = 200
+    blind_nil_exchange: Annotated[int, Strict(), Field(ge=0, le=13)] = 3
+    failed_nil_tricks_count_as_bags: StrictBool = True
+    failed_nil_tricks_help_partner: StrictBool = False
+    lose_score: Annotated[int, Strict(), Field(ge=-100_000, le=100_000)] | None = None
+
+    @model_validator(mode="after")
+    def _lose_below_target(self) -> Rules:
+        if self.lose_score is not None and self.lose_score >= self.target_score:
+            raise ValueError(
+                f"lose_score ({self.lose_score}) must be below target_score ({self.target_score})"
+            )
+        return self
+
+
+class Player(Model):
+    """A player: the name shown, and an optional stable id (stats group by it)."""
+
+    name: Text
+    id: Text | None = Field(default=None, exclude_if=_absent)
+
+
+class HandClaim2(Model):
+    """What the producer claims for a finished two-player hand; every claim present is checked."""
+
+    tricks: tuple[Tricks, Tricks] | None = Field(default=None, exclude_if=_absent)
+    points: tuple[Points, Points] | None = Field(default=None, exclude_if=_absent)
+    scores: tuple[Points, Points] | None = Field(default=None, exclude_if=_absent)
+    bags: tuple[Points, Points] | None = Field(default=None, exclude_if=_absent)
+
+
+class HandClaim4(Model):
+    """What the producer claims for a finished four-player hand; every claim present is checked."""
+
+    tricks: tuple[Tricks, Tricks, Tricks, Tricks] | None = Field(default=None, exclude_if=_absent)
+    points: tuple[Points, Points] | None = Field(default=None, exclude_if=_absent)
+    scores: tuple[Points, Points] | None = Field(default=None, exclude_if=_absent)
+    bags: tuple[Points, Points] | None = Field(default=None, exclude_if=_absent)
+
+
+class Exchange2(Model):
+    """A two-player Blind Nil exchange: the cards put away (out) and those drawn from the pile."""
+
+    seat: Seat2
+    out: Annotated[Cards, Field(max_length=13)]
+    in_: Annotated[Cards, Field(alias="in", max_length=13)]
+
+
+class Exchange4(Model):
+    """A four-player Blind Nil exchange: what the bidder gave (out) and what her partner gave."""
+
+    seat: Seat4
+    out: Annotated[Cards, Field(max_length=13)]
+    in_: Annotated[Cards, Field(alias="in", max_length=13)]
+
+
+class Hand2(Model):
+    """A two-player hand: the deck (top first), the draft, bids, exchanges and card play."""
+
+    deck: Annotated[Cards, Field(min_length=52, max_length=52)]
+    draft: Draft
+    bids: tuple[Bid, Bid]
+    exchanges: Annotated[tuple[Exchange2, ...], Field(max_length=2)] = Field(
+        default=(), exclude_if=_empty
+    )
+    plays: Annotated[Cards, Field(max_length=26)]
+    result: HandClaim2 | None = Field(default=None, exclude_if=_absent)
+
+
+Holding = Annotated[Cards, Field(min_length=13, max_length=13)]
+
+
+class Hand4(Model):
+    """A four-player hand: the deal by seat, bids, exchanges and card play."""
+
+    deal: tuple[Holding, Holding, Holding, Holding]
+    bids: tuple[Bid, Bid, Bid, Bid]
+    exchanges: Annotated[tuple[Exchange4, ...], Field(max_length=4)] = Field(
+        default=(), exclude_if=_empty
+    )
+    plays: Annotated[Cards, Field(max_length=52)]
+    result: HandClaim4 | None = Field(default=None, exclude_if=_absent)
+
+
+class GameClaim(Model):
+    """The outcome the producer claims for a game that was won."""
+
+    winner: Side
+    scores: tuple[Points, Points]
+
+
+class RecordBase(Model):
+    """What both variants share."""
+
+    format: Literal["spades-replay"]
+    version: Literal["1.0"]
+    game_id: Text | None = Field(default=None, exclude_if=_absent)
+    rules: Rules = Field(default_factory=Rules)
+    players: tuple[Player, ...]
+    meta: dict[Annotated[str, Strict(), Field(max_length=200)], Annotated[str, Strict()]] = Field(
+        default_factory=dict, exclude_if=_empty
+    )
+    result: GameClaim | None = Field(default=None, exclude_if=_absent)
+
+    @model_serializer(mode="wrap")
+    def _canonical(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Keys in the order of FORMAT-v1.md, then extensions; ``meta`` sorted by key."""
+        data: dict[str, Any] = handler(self)
+        ordered = {key: data[key] for key in KEY_ORDER if key in data}
+        if "meta" in ordered:
+            ordered["meta"] = dict(sorted(ordered["meta"].items()))
+        ordered.update((key, data[key]) for key in sorted(data) if key not in ordered)
+        return ordered
+
+
+class TwoPlayerRecord(RecordBase):
+    """A game of two-player Spades with the draft."""
+
+    variant: Literal["two-player"]
+    players: tuple[Player, Player]
+    first_dealer: Seat2 = 0
+    hands: tuple[Hand2, ...]
+
+
+class FourPlayerRecord(RecordBase):
+    """A game of four-player partnership Spades."""
+
+    variant: Literal["four-player"]
+    players: tuple[Player, Player, Player, Player]
+    first_dealer: Seat4 = 0
+    hands: tuple[Hand4, ...]
+
+
+Record = Annotated[TwoPlayerRecord | FourPlayerRecord, Field(discriminator="variant")]
+"""A format 1.0 game record of either variant."""
+
+AnyRecord = TwoPlayerRecord | FourPlayerRecord
+AnyHand = Hand2 | Hand4
+
+RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(Record)
+"""Built once: validates a parsed JSON value into a record."""

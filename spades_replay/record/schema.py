@@ -1,0 +1,76 @@
+"""The JSON Schema of format 1.0, generated from the pydantic models (never edited by hand).
+
+The checked-in copy lives in ``schema/`` (one file per format version); a test fails when it
+drifts from what :func:`schema_bytes` generates. ``spades-replay schema`` prints it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from spades_replay.record.models import (
+    CARD_NAMES,
+    FORMAT_VERSION,
+    RECORD_ADAPTER,
+)
+
+SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SCHEMA_ID = f"https://spades-replay.dev/schema/spades-replay-{FORMAT_VERSION}.schema.json"
+SCHEMA_FILENAME = f"spades-replay-{FORMAT_VERSION}.schema.json"
+
+
+_CARD: dict[str, Any] = {"enum": list(CARD_NAMES), "type": "string"}
+_BID: dict[str, Any] = {
+    "anyOf": [
+        {"maximum": 13, "minimum": 0, "type": "integer"},
+        {"const": "blind_nil", "type": "string"},
+    ]
+}
+_SHARED: dict[str, tuple[dict[str, Any], str]] = {
+    "Card": (
+        _CARD,
+        "A card: rank (2-9, T, J, Q, K, A) then suit (C, D, H, S), e.g. AS, TH.",
+    ),
+    "Bid": (_BID, "A bid: a whole number of tricks from 0 (Nil) to 13, or blind_nil."),
+}
+
+
+def _share(node: Any) -> Any:
+    """Replace every inline copy of a shared definition by a reference to it."""
+    if isinstance(node, dict):
+        for name, (inline, _) in _SHARED.items():
+            if node == inline:
+                return {"$ref": f"#/$defs/{name}"}
+        return {key: _share(value) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_share(value) for value in node]
+    return node
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a format 1.0 record."""
+    generated = _share(RECORD_ADAPTER.json_schema(mode="validation"))
+    definitions = dict(generated.pop("$defs"))
+    generated.pop("discriminator", None)
+    for name, (inline, description) in _SHARED.items():
+        definitions[name] = {"description": description, **inline}
+    return {
+        "$schema": SCHEMA_DIALECT,
+        "$id": SCHEMA_ID,
+        "title": f"spades-replay game record, format {FORMAT_VERSION}",
+        "description": (
+            "One recorded game of Spades, two-player (with the draft) or four-player "
+            "(partnership). The schema checks the shape of a record; the rules of play "
+            "(legal cards, exchanges, scores, claims) are checked by replaying it. "
+            "See docs/format.md."
+        ),
+        **generated,
+        "$defs": dict(sorted(definitions.items())),
+    }
+
+
+def schema_bytes() -> bytes:
+    """The schema as the checked-in file holds it: indented JSON, keys sorted, newline."""
+    return orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"

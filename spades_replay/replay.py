@@ -1,0 +1,426 @@
+"""Replay a record: every hand re-applied under its rules, every score recomputed, every claim
+checked. The result is plain data (frozen dataclasses of ints, strings and tuples).
+
+:func:`replay` fails fast, raising :class:`~spades_replay.errors.RulesError` at the first
+problem; :func:`check` collects the problems of one record for a validator.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from spades_replay.convert import bid_value, hand_actions_of, rules_of, variant_of
+from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.cards import CARD_NAMES, cards_of
+from spades_replay.engine.game import HandActions, HandError, HandOutcome, iter_hands
+from spades_replay.engine.rules import Rules
+from spades_replay.engine.scoring import SideScore
+from spades_replay.engine.seats import Seat, Side, Variant
+from spades_replay.engine.state import (
+    Action,
+    HandState,
+    apply,
+    hand_actions,
+    start_four_player,
+    start_two_player,
+)
+from spades_replay.errors import Code, Problem, RulesError
+from spades_replay.record import models
+from spades_replay.record.problems import json_pointer
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerInfo:
+    """A player of the game: her name and optional stable id."""
+
+    name: str
+    id: str | None = None
+
+    @property
+    def key(self) -> str:
+        """What stats group her by: the id when there is one, else the name."""
+        return self.id if self.id is not None else self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One point of the timeline: the state of hand ``hand`` after ``action`` (``None`` for
+    the hand's starting state)."""
+
+    hand: int
+    index: int
+    state: HandState
+    action: Action | None
+
+
+@dataclass(frozen=True)
+class HandReplay:
+    """One hand of a replayed game (``number`` is 1-based).
+
+    ``outcome`` is the engine's result (holdings, tricks, side scores); :attr:`timeline` is
+    every state of the hand, built on first use.
+    """
+
+    number: int
+    variant: Variant
+    rules: Rules
+    actions: HandActions
+    outcome: HandOutcome
+
+    @property
+    def complete(self) -> bool:
+        """Whether all 13 tricks were played."""
+        return self.outcome.complete
+
+    @property
+    def scores(self) -> tuple[SideScore, SideScore] | None:
+        """Each side's score for the hand, part by part (``None`` if unfinished)."""
+        return self.outcome.scores
+
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        """Tricks won by each seat."""
+        return self.outcome.play.tricks_won
+
+    @functools.cached_property
+    def timeline(self) -> tuple[Step, ...]:
+        """Every state of the hand, from the deal (or the undrafted deck) to the last card."""
+        outcome = self.outcome
+        if self.variant is Variant.TWO_PLAYER:
+            assert self.actions.deck is not None
+            state = start_two_player(self.rules, outcome.dealer, self.actions.deck)
+        else:
+            state = start_four_player(self.rules, outcome.dealer, outcome.dealt)
+        steps = [Step(self.number, 0, state, None)]
+        sequence = hand_actions(
+            self.variant,
+            outcome.dealer,
+            self.actions.bids,
+            self.actions.plays,
+            self.actions.exchanges,
+            self.actions.draft or "",
+        )
+        for index, action in enumerate(sequence, start=1):
+            state = apply(state, action)
+            steps.append(Step(self.number, index, state, action))
+        return tuple(steps)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The hand as JSON-ready data (RULES.md section 4)."""
+        outcome = self.outcome
+        data: dict[str, Any] = {
+            "number": self.number,
+            "dealer": outcome.dealer,
+            "leader": outcome.leader,
+            "complete": outcome.complete,
+            "bids": [bid_value(bid) for bid in outcome.bids],
+            "tricks": list(outcome.play.tricks_won),
+            "holdings": [_names(mask) for mask in outcome.holdings],
+        }
+        if self.variant is Variant.TWO_PLAYER:
+            data["drafted"] = [_names(mask) for mask in outcome.dealt]
+        if outcome.exchanges:
+            data["exchanges"] = [
+                {
+                    "seat": exchange.seat,
+                    "out": [CARD_NAMES[card] for card in exchange.out],
+                    "in": [CARD_NAMES[card] for card in exchange.in_],
+                }
+                for exchange in outcome.exchanges
+            ]
+        data["trick_log"] = [
+            {
+                "number": trick.number,
+                "leader": trick.leader,
+                "cards": [CARD_NAMES[card] for card in trick.cards],
+                "winner": trick.winner,
+            }
+            for trick in outcome.play.tricks
+        ]
+        data["sides"] = [_side_dict(side) for side in outcome.scores] if outcome.scores else None
+        if outcome.end is not None:
+            data["game_over"] = {"winner": outcome.winner, "reason": outcome.end}
+        return data
+
+
+def _names(mask: int) -> list[str]:
+    return [CARD_NAMES[card] for card in cards_of(mask)]
+
+
+def _side_dict(side: SideScore) -> dict[str, Any]:
+    return {
+        "side": side.side,
+        "contract": side.contract,
+        "tricks": side.tricks,
+        "tricks_toward_contract": side.tricks_toward,
+        "made": side.made,
+        "contract_points": side.contract_points,
+        "overtricks": side.overtricks,
+        "nil_bags": side.nil_bags,
+        "bag_points": side.bag_points,
+        "nils": [
+            {
+                "seat": nil.seat,
+                "kind": "blind_nil" if nil.blind else "nil",
+                "tricks": nil.tricks,
+                "made": nil.made,
+                "points": nil.points,
+            }
+            for nil in side.nils
+        ],
+        "nil_points": side.nil_points,
+        "bag_penalties": side.bag_penalties,
+        "penalty_points": side.penalty_points,
+        "points": side.points,
+        "score": side.score,
+        "bags": side.bags,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """The outcome of a game as far as its record goes.
+
+    ``complete`` is true when some hand decided the game; ``winner`` is then the winning side
+    and ``reason`` ``"target"`` or ``"mercy"``. ``scores`` and ``bags`` are the running totals
+    after the last complete hand; ``hands`` counts complete hands.
+    """
+
+    complete: bool
+    winner: Side | None
+    reason: str | None
+    scores: tuple[int, int]
+    bags: tuple[int, int]
+    hands: int
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data."""
+        return {
+            "complete": self.complete,
+            "winner": self.winner,
+            "reason": self.reason,
+            "scores": list(self.scores),
+            "bags": list(self.bags),
+            "hands": self.hands,
+        }
+
+
+@dataclass(frozen=True)
+class Replay:
+    """A replayed game: who played, under which rules, every hand, and the result."""
+
+    variant: Variant
+    rules: Rules
+    players: tuple[PlayerInfo, ...]
+    first_dealer: Seat
+    game_id: str | None
+    hands: tuple[HandReplay, ...]
+    result: GameResult
+
+    def side_name(self, side: Side) -> str:
+        """The players of a side, by name: ``"Megan"`` or ``"Alex & Charlie"``."""
+        return " & ".join(self.players[seat].name for seat in self.variant.side_seats(side))
+
+    @functools.cached_property
+    def timeline(self) -> tuple[Step, ...]:
+        """Every state of every hand, in order: scrub it with an index, both ways."""
+        return tuple(step for hand in self.hands for step in hand.timeline)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The whole replay as JSON-ready data, in a fixed key order."""
+        return {
+            "game_id": self.game_id,
+            "variant": self.variant.value,
+            "rules": self.rules.as_dict(),
+            "players": [
+                {"name": player.name, **({"id": player.id} if player.id is not None else {})}
+                for player in self.players
+            ],
+            "first_dealer": self.first_dealer,
+            "hands": [hand.to_dict() for hand in self.hands],
+            "result": self.result.to_dict(),
+        }
+
+    def to_json(self, *, indent: bool = False) -> bytes:
+        """The replay as JSON bytes: the same record always gives the same bytes."""
+        return orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2 if indent else 0)
+
+
+def place_of(
+    error: IllegalActionError, hand_index: int, players: Sequence[PlayerInfo]
+) -> tuple[str, str]:
+    """The JSON Pointer and the words for where an engine error happened."""
+    at = error.at
+    pointer = json_pointer(("hands", hand_index, *at))
+    words = f"hand {hand_index + 1}"
+    who = ""
+    if error.seat is not None:
+        who = f" (seat {error.seat}, {players[error.seat].name})"
+    if at[:1] == ("plays",) and error.trick is not None:
+        words += f", trick {error.trick}, card {error.position}{who}"
+    elif at[:1] == ("exchanges",) and len(at) > 1:
+        words += f", exchange {int(at[1]) + 1}{who}"
+    elif at[:1] == ("deck",) and len(at) > 1:
+        words += f", deck card {int(at[1]) + 1}"
+    elif at[:1] == ("deal",) and len(at) > 2:
+        words += f", deal card {int(at[2]) + 1}{who}"
+    else:
+        words += who
+    return pointer, words
+
+
+def problem_of(
+    error: IllegalActionError, hand_index: int, players: Sequence[PlayerInfo]
+) -> Problem:
+    """An engine error as a located rules :class:`Problem`."""
+    pointer, words = place_of(error, hand_index, players)
+    seat = error.seat
+    return Problem(
+        error.code,
+        error.message,
+        pointer,
+        words,
+        error.rule,
+        error.legal,
+        hand=hand_index + 1,
+        trick=error.trick,
+        card=error.position,
+        seat=seat,
+        player=players[seat].name if seat is not None else None,
+    )
+
+
+def _claim_problems(hand: models.AnyHand, index: int, replayed: HandOutcome) -> Iterator[Problem]:
+    claim = hand.result
+    if claim is None:
+        return
+    words = f"hand {index + 1}, result"
+    if replayed.scores is None:
+        yield Problem(
+            Code.CLAIM_UNFINISHED_HAND,
+            "claims a result for a hand that stops before its 13th trick",
+            json_pointer(("hands", index, "result")),
+            words,
+            "results are claimed only for finished hands",
+            hand=index + 1,
+        )
+        return
+    first, second = replayed.scores
+    actual: dict[str, tuple[Code, tuple[int, ...]]] = {
+        "tricks": (Code.CLAIM_TRICKS, replayed.play.tricks_won),
+        "points": (Code.CLAIM_POINTS, (first.points, second.points)),
+        "scores": (Code.CLAIM_SCORES, (first.score, second.score)),
+        "bags": (Code.CLAIM_BAGS, (first.bags, second.bags)),
+    }
+    for key, (code, expected) in actual.items():
+        claimed = getattr(claim, key)
+        if claimed is not None and tuple(claimed) != expected:
+            yield Problem(
+                code,
+                f"claims {key} {list(claimed)} but the rules give {list(expected)}",
+                json_pointer(("hands", index, "result", key)),
+                words,
+                "every claim must match the replay",
+                legal=tuple(str(value) for value in expected),
+                hand=index + 1,
+            )
+
+
+def _game_claim_problems(record: models.AnyRecord, result: GameResult) -> Iterator[Problem]:
+    claim = record.result
+    if claim is None:
+        return
+    rule = "the game result is claimed only for a won game, and must match the replay"
+    if not result.complete:
+        yield Problem(
+            Code.CLAIM_GAME_NOT_OVER,
+            f"claims side {claim.winner} won, but after {result.hands} hand(s) no side has won "
+            f"(scores {list(result.scores)})",
+            "/result",
+            "game result",
+            rule,
+        )
+        return
+    if claim.winner != result.winner:
+        yield Problem(
+            Code.CLAIM_WINNER,
+            f"claims side {claim.winner} won but the rules give side {result.winner}",
+            "/result/winner",
+            "game result",
+            rule,
+            (str(result.winner),),
+        )
+    if tuple(claim.scores) != result.scores:
+        yield Problem(
+            Code.CLAIM_FINAL_SCORES,
+            f"claims final scores {list(claim.scores)} but the rules give {list(result.scores)}",
+            "/result/scores",
+            "game result",
+            rule,
+            tuple(str(score) for score in result.scores),
+        )
+
+
+def _result_of(outcomes: Sequence[HandOutcome]) -> GameResult:
+    scores: tuple[int, int] = (0, 0)
+    bags: tuple[int, int] = (0, 0)
+    complete_hands = 0
+    winner: Side | None = None
+    reason: str | None = None
+    for outcome in outcomes:
+        if outcome.scores is not None:
+            complete_hands += 1
+            first, second = outcome.scores
+            scores = (first.score, second.score)
+            bags = (first.bags, second.bags)
+        if outcome.end is not None:
+            winner, reason = outcome.winner, outcome.end
+    return GameResult(winner is not None, winner, reason, scores, bags, complete_hands)
+
+
+def check(record: models.AnyRecord) -> tuple[Replay | None, tuple[Problem, ...]]:
+    """Replay ``record`` and collect its problems, for validators.
+
+    Replay stops at the first illegal action (what follows it has no meaning); claims are
+    checked for every hand replayed, so a bad claim does not hide a later one. The replay is
+    returned when there is no illegal action (claims may still disagree).
+    """
+    variant = variant_of(record)
+    rules = rules_of(record.rules)
+    players = tuple(PlayerInfo(player.name, player.id) for player in record.players)
+    actions = [hand_actions_of(hand) for hand in record.hands]
+    problems: list[Problem] = []
+    outcomes: list[HandOutcome] = []
+    illegal = False
+    try:
+        for outcome in iter_hands(variant, rules, record.first_dealer, actions):
+            outcomes.append(outcome)
+            problems.extend(_claim_problems(record.hands[outcome.index], outcome.index, outcome))
+    except HandError as error:
+        problems.append(problem_of(error, error.hand_index, players))
+        illegal = True
+    result = _result_of(outcomes)
+    if illegal:
+        return None, tuple(problems)
+    problems.extend(_game_claim_problems(record, result))
+    hands = tuple(
+        HandReplay(outcome.index + 1, variant, rules, actions[outcome.index], outcome)
+        for outcome in outcomes
+    )
+    replayed = Replay(variant, rules, players, record.first_dealer, record.game_id, hands, result)
+    return replayed, tuple(problems)
+
+
+def replay(record: models.AnyRecord) -> Replay:
+    """Replay ``record``; raise :class:`RulesError` (with every problem found) if it breaks a
+    rule or claims what the rules do not give."""
+    replayed, problems = check(record)
+    if problems:
+        raise RulesError(problems)
+    assert replayed is not None
+    return replayed

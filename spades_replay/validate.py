@@ -1,0 +1,250 @@
+"""Validation of records and corpora: every problem of every record, and a summary.
+
+:func:`validate_bytes` checks one record (parse, schema, legal replay, scoring, claims) and
+never raises for a bad record: it reports. :class:`CorpusValidation` does the same for files,
+directories and ``.jsonl`` corpora of any size, streaming, optionally on several processes,
+and keeps going after every problem.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from spades_replay.corpus import Source, Task, expand, plan, read_task
+from spades_replay.errors import FormatError, InputError, Problem
+from spades_replay.record.io import loads
+from spades_replay.replay import check
+
+Progress = Callable[[int, int], None]
+"""Called with (bytes done, bytes in all) as work completes."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordReport:
+    """The verdict on one record: where it came from, what it is, and its problems."""
+
+    source: str | None
+    line: int | None
+    game_id: str | None
+    variant: str | None
+    hands: int
+    complete: bool | None
+    problems: tuple[Problem, ...]
+
+    @property
+    def valid(self) -> bool:
+        """Whether the record has no problem."""
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-ready data."""
+        return {
+            "source": self.source,
+            "line": self.line,
+            "game_id": self.game_id,
+            "variant": self.variant,
+            "valid": self.valid,
+            "hands": self.hands,
+            "complete": self.complete,
+            "problems": [problem.to_dict() for problem in self.problems],
+        }
+
+
+def _peek(data: bytes) -> tuple[str | None, str | None]:
+    """Best-effort game id and variant of bytes that failed to load, for the report."""
+    import orjson
+
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None, None
+    if not isinstance(value, dict):
+        return None, None
+    game_id, variant = value.get("game_id"), value.get("variant")
+    return (
+        game_id if isinstance(game_id, str) else None,
+        variant if variant in ("two-player", "four-player") else None,
+    )
+
+
+def validate_bytes(data: bytes, source: str | None = None, line: int | None = None) -> RecordReport:
+    """Check one record's bytes completely; report every problem, raise for none."""
+    try:
+        record = loads(data)
+    except FormatError as error:
+        game_id, variant = _peek(data)
+        problems = tuple(problem.located(source, line) for problem in error.problems)
+        return RecordReport(source, line, game_id, variant, 0, None, problems)
+    replayed, found = check(record)
+    problems = tuple(problem.located(source, line) for problem in found)
+    complete = replayed.result.complete if replayed is not None else None
+    return RecordReport(
+        source, line, record.game_id, record.variant, len(record.hands), complete, problems
+    )
+
+
+@dataclass
+class Summary:
+    """Counts over everything validated so far."""
+
+    files: int = 0
+    records: int = 0
+    hands: int = 0
+    valid: int = 0
+    invalid: int = 0
+    complete: int = 0
+    unfinished: int = 0
+    bytes: int = 0
+    codes: Counter[str] = field(default_factory=Counter)
+    io_errors: list[Problem] = field(default_factory=list)
+
+    def add(self, report: RecordReport) -> None:
+        """Count one record."""
+        self.records += 1
+        self.hands += report.hands
+        if report.valid:
+            self.valid += 1
+        else:
+            self.invalid += 1
+            self.codes.update(problem.code.value for problem in report.problems)
+        if report.complete is True:
+            self.complete += 1
+        elif report.complete is False:
+            self.unfinished += 1
+
+    def merge(self, other: Summary) -> None:
+        """Add another summary's counts to this one."""
+        self.files += other.files
+        self.records += other.records
+        self.hands += other.hands
+        self.valid += other.valid
+        self.invalid += other.invalid
+        self.complete += other.complete
+        self.unfinished += other.unfinished
+        self.bytes += other.bytes
+        self.codes.update(other.codes)
+        self.io_errors.extend(other.io_errors)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary as JSON-ready data (codes sorted)."""
+        return {
+            "files": self.files,
+            "records": self.records,
+            "hands": self.hands,
+            "valid": self.valid,
+            "invalid": self.invalid,
+            "invalid_by_code": dict(sorted(self.codes.items())),
+            "games_complete": self.complete,
+            "games_unfinished": self.unfinished,
+            "io_errors": [problem.to_dict() for problem in self.io_errors],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    """What one task found: its counts, the reports to show, and how many lines it read."""
+
+    index: int
+    lines: int
+    summary: Summary
+    reports: tuple[RecordReport, ...]
+
+
+def run_task(task: Task, keep_valid: bool = False) -> TaskResult:
+    """Validate every record of a task (a whole file or a range of a corpus).
+
+    Line numbers in the reports are relative to the task's range; :class:`CorpusValidation`
+    makes them absolute.
+    """
+    summary = Summary(files=1 if task.start == 0 else 0, bytes=task.size)
+    reports: list[RecordReport] = []
+    lines = 0
+    source: Source
+    try:
+        for source in read_task(task):
+            lines += 1
+            if source.blank:
+                continue
+            report = validate_bytes(source.data, source.path, source.line)
+            summary.add(report)
+            if keep_valid or not report.valid:
+                reports.append(report)
+    except InputError as error:
+        summary.io_errors.append(error.problem)
+    return TaskResult(task.index, lines, summary, tuple(reports))
+
+
+def _run_kept(task: Task) -> TaskResult:
+    return run_task(task, keep_valid=True)
+
+
+class CorpusValidation:
+    """Validate everything under some paths; iterate for the reports, then read
+    :attr:`summary`.
+
+    Iteration yields the report of every invalid record (and of valid ones too when
+    ``keep_valid``), in input order, with absolute ``.jsonl`` line numbers, whatever ``jobs``
+    is. ``jobs`` is the number of worker processes (1: none; 0: one per core).
+    """
+
+    def __init__(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        jobs: int = 1,
+        keep_valid: bool = False,
+        progress: Progress | None = None,
+    ) -> None:
+        self.summary = Summary()
+        self._paths = list(paths)
+        self._jobs = jobs if jobs > 0 else os.cpu_count() or 1
+        self._keep_valid = keep_valid
+        self._progress = progress
+
+    def _tasks(self) -> list[Task]:
+        files: list[Path] = []
+        for path in self._paths:
+            try:
+                files.extend(expand([path]))
+            except InputError as error:
+                self.summary.io_errors.append(error.problem)
+        return plan(files)
+
+    def _results(self, tasks: list[Task]) -> Iterator[TaskResult]:
+        worker = _run_kept if self._keep_valid else run_task
+        if self._jobs == 1 or len(tasks) < 2:
+            yield from map(worker, tasks)
+            return
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(["spades_replay.validate"])
+        with ProcessPoolExecutor(max_workers=self._jobs, mp_context=context) as pool:
+            yield from pool.map(worker, tasks)
+
+    def __iter__(self) -> Iterator[RecordReport]:
+        tasks = self._tasks()
+        total = sum(task.size for task in tasks)
+        done = 0
+        lines_before: dict[str, int] = {}
+        for result in self._results(tasks):
+            task = tasks[result.index]
+            offset = lines_before.get(task.path, 0)
+            lines_before[task.path] = offset + result.lines
+            self.summary.merge(result.summary)
+            done += task.size
+            if self._progress is not None:
+                self._progress(done, total)
+            for report in result.reports:
+                yield _shift(report, offset) if offset else report
+
+
+def _shift(report: RecordReport, offset: int) -> RecordReport:
+    line = None if report.line is None else report.line + offset
+    problems = tuple(problem.located(problem.source, line) for problem in report.problems)
+    return replace(report, line=line, problems=problems)

@@ -1,0 +1,195 @@
+"""The command line: output, exit codes, and never a traceback."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from spades_replay.cli import main
+from spades_replay.record.schema import schema_bytes
+
+from .conftest import CONFORMANCE
+
+VALID = CONFORMANCE / "valid"
+INVALID = CONFORMANCE / "invalid"
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_validate_a_directory_of_valid_records(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", str(VALID))
+    assert code == 0
+    assert "40 record(s), 634 hand(s) in 40 file(s): 40 valid, 0 invalid" in out
+    assert "28 game(s) complete, 12 unfinished" in out
+
+
+def test_validate_reports_the_place_and_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", str(INVALID / "two-player-revoke.json"))
+    assert code == 1
+    assert "hand 1, trick 1, card 2 (seat 0, Megan): played JH but must follow clubs" in out
+    assert "legal: 6C TC QC" in out
+    assert "/hands/0/plays/1" in out
+    assert "[play.revoke]" in out
+
+
+def test_validate_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "validate", "--format", "json", str(INVALID))
+    assert code == 1
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    summary = lines[-1]["summary"]
+    assert summary["invalid"] == 25  # the 24 records, and EXPECTED.json: not a record at all
+    assert summary["valid"] == 0
+    reports = lines[:-1]
+    assert all(not report["valid"] for report in reports)
+    codes = {report["problems"][0]["code"] for report in reports}
+    assert {"play.revoke", "format.unknown-key", "claim.winner", "format.not-a-record"} <= codes
+
+
+def test_validate_jsonl_and_gzip_with_line_numbers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [
+        orjson.dumps(orjson.loads((VALID / "two-player-06.json").read_bytes())),
+        b"",
+        orjson.dumps(orjson.loads((INVALID / "four-player-revoke.json").read_bytes())),
+        b"{broken",
+    ]
+    corpus = tmp_path / "games.jsonl.gz"
+    corpus.write_bytes(gzip.compress(b"\n".join(lines) + b"\n"))
+    before = corpus.read_bytes()
+    code, out, _ = run(capsys, "validate", str(corpus))
+    assert code == 1
+    assert f"{corpus}:3: invalid" in out
+    assert f"{corpus}:4: invalid" in out
+    assert "3 record(s)" in out
+    assert corpus.read_bytes() == before
+
+
+def test_validate_missing_path_is_an_io_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "validate", str(VALID / "two-player-06.json"), "/no/such/file")
+    assert code == 2
+    assert "no such file or directory: /no/such/file [io.not-found]" in err
+
+
+def test_validate_corrupt_gzip_is_an_io_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(b"not gzip at all")
+    code, _, err = run(capsys, "validate", str(bad))
+    assert code == 2
+    assert "[io.compression]" in err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["validate"])
+    assert caught.value.code == 2
+    with pytest.raises(SystemExit) as caught:
+        main(["no-such-command"])
+    assert caught.value.code == 2
+
+
+def test_replay_shows_the_game(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "replay", str(VALID / "four-player-01.json"))
+    assert code == 0
+    assert "Hand 1" in out
+    assert "Tricks" in out
+    assert "Score" in out
+    assert "Result:" in out
+    assert "Bids:" in out
+
+
+def test_replay_one_hand_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "replay", str(VALID / "two-player-06.json"), "--hand", "2")
+    assert code == 0
+    assert "Hand 2" in out
+    assert "Hand 1" not in out
+    code, out, _ = run(capsys, "replay", str(VALID / "two-player-06.json"), "--format", "json")
+    assert code == 0
+    assert orjson.loads(out)["variant"] == "two-player"
+    code, _, err = run(capsys, "replay", str(VALID / "two-player-06.json"), "--hand", "99")
+    assert code == 2
+    assert "there is no hand 99" in err
+
+
+def test_replay_a_game_from_a_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    corpus = tmp_path / "games.jsonl"
+    records = [
+        orjson.loads((VALID / name).read_bytes())
+        for name in ("two-player-06.json", "four-player-01.json")
+    ]
+    corpus.write_bytes(b"\n".join(orjson.dumps(r) for r in records) + b"\n")
+    code, out, _ = run(capsys, "replay", str(corpus), "--game", "2")
+    assert code == 0
+    assert "four-player" in out
+    code, out, _ = run(capsys, "replay", str(corpus), "--game", records[0]["game_id"])
+    assert code == 0
+    assert "two-player" in out
+    code, _, err = run(capsys, "replay", str(corpus), "--game", "3")
+    assert code == 2
+    assert "holds 2 record(s)" in err
+
+
+def test_replay_an_invalid_record(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "replay", str(INVALID / "four-player-play.json"))
+    assert code == 1
+    assert "[play.not-held]" in out
+
+
+def test_schema_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["schema"])
+    assert code == 0
+    assert capsys.readouterr().out.encode() == schema_bytes()
+    target = tmp_path / "schema.json"
+    assert main(["schema", "-o", str(target)]) == 0
+    assert target.read_bytes() == schema_bytes()
+
+
+def test_names_cannot_inject_terminal_controls(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = orjson.loads((VALID / "two-player-06.json").read_bytes())
+    data["players"][0]["name"] = "Evil\x1b[2J\u202e"
+    path = tmp_path / "evil.json"
+    path.write_bytes(orjson.dumps(data))
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 0
+    assert "\x1b[2J" not in out
+    assert "\u202e" not in out
+    assert "Evil\\x1b[2J\\u202e" in out
+
+
+SCRIPT = Path(sys.executable).parent / "spades-replay"
+
+
+@pytest.mark.skipif(not SCRIPT.exists(), reason="the console script is not installed")
+def test_console_script_runs() -> None:
+    result = subprocess.run(
+        [str(SCRIPT), "validate", str(VALID / "two-player-06.json")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0
+    assert "1 valid" in result.stdout
+
+
+def test_python_dash_m() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "spades_replay", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0
+    assert result.stdout.startswith("spades-replay ")
