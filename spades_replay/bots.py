@@ -1,0 +1,272 @@
+"""Seeded bot players: the same seed gives the same game, byte for byte.
+
+A bot is asked for one action at a time by :func:`play_hand`; it sees the whole
+:class:`~spades_replay.engine.state.HandState` but, being honest, looks only at its own cards
+(and, when exchanging, at the cards it may take). Randomness comes only from the
+:class:`random.Random` it is given.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from spades_replay.engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES, cards_of
+from spades_replay.engine.scoring import BLIND_NIL, NIL
+from spades_replay.engine.seats import Seat, Variant
+from spades_replay.engine.setup import Exchange
+from spades_replay.engine.state import (
+    Action,
+    DeclareBlindNil,
+    Draw,
+    HandState,
+    Phase,
+    PlaceBid,
+    PlayCard,
+    can_declare_blind_nil,
+    exchange_sources,
+    legal_bids,
+    legal_cards,
+)
+from spades_replay.engine.tricks import beats, trick_winner
+
+
+class Bot(Protocol):
+    """Anything that picks an action for ``seat`` in ``state``."""
+
+    name: str
+
+    def act(self, state: HandState, seat: Seat, rng: random.Random) -> Action:
+        """The action ``seat`` takes now."""
+        ...  # pragma: no cover
+
+    def wants_blind_nil(self, state: HandState, seat: Seat, rng: random.Random) -> bool:
+        """Two-player: whether ``seat`` declares Blind Nil before her first draft turn."""
+        ...  # pragma: no cover
+
+
+class RandomBot:
+    """A random legal player: every legal action is equally likely (Blind Nil rarely)."""
+
+    name = "random"
+
+    def __init__(self, blind_nil_rate: float = 0.03) -> None:
+        self.blind_nil_rate = blind_nil_rate
+
+    def wants_blind_nil(self, state: HandState, seat: Seat, rng: random.Random) -> bool:
+        """Declare Blind Nil now and then."""
+        return rng.random() < self.blind_nil_rate
+
+    def act(self, state: HandState, seat: Seat, rng: random.Random) -> Action:
+        """A uniformly random legal action."""
+        if state.phase is Phase.DRAFT:
+            return Draw(seat, rng.random() < 0.5)
+        if state.phase is Phase.EXCHANGE:
+            give, take = exchange_sources(state)
+            size = rng.randint(0, min(state.rules.blind_nil_exchange, 13))
+            return Exchange(
+                seat,
+                tuple(sorted(rng.sample(cards_of(give), size))),
+                tuple(sorted(rng.sample(cards_of(take), size))),
+            )
+        if state.phase is Phase.BIDDING:
+            bids = legal_bids(state)
+            if BLIND_NIL in bids and rng.random() >= self.blind_nil_rate:
+                bids = tuple(bid for bid in bids if bid != BLIND_NIL)
+            return PlaceBid(seat, rng.choice(bids))
+        return PlayCard(seat, rng.choice(cards_of(legal_cards(state))))
+
+
+def next_action(state: HandState, bots: list[Bot], rng: random.Random) -> Action:
+    """The next action of a hand, asked of the bot whose turn it is (two-player Blind Nil
+    declarations are offered just before each seat's first draft turn)."""
+    seat = state.turn
+    assert seat is not None
+    if (
+        state.variant is Variant.TWO_PLAYER
+        and can_declare_blind_nil(state, seat)
+        and bots[seat].wants_blind_nil(state, seat, rng)
+    ):
+        return DeclareBlindNil(seat)
+    return bots[seat].act(state, seat, rng)
+
+
+def _suit_cards(mask: int, suit: int) -> list[int]:
+    return [card for card in cards_of(mask) if card // 13 == suit]
+
+
+def estimate_tricks(holding: int) -> float:
+    """A rough count of the tricks a holding should take: high cards, long and high spades,
+    and short side suits that spades can ruff."""
+    estimate = 0.0
+    spades = _suit_cards(holding, SPADES)
+    for suit in (CLUBS, DIAMONDS, HEARTS):
+        cards = _suit_cards(holding, suit)
+        ranks = {card % 13 for card in cards}
+        if 12 in ranks:
+            estimate += 1.0
+        if 11 in ranks and len(cards) >= 2:
+            estimate += 0.8 if 12 in ranks else 0.5
+        if 10 in ranks and len(cards) >= 3 and 12 in ranks:
+            estimate += 0.3
+        if len(cards) <= 1 and len(spades) >= 3:
+            estimate += 0.6 if not cards else 0.3
+    for card in spades:
+        if card % 13 >= 9:
+            estimate += 0.9 if card % 13 >= 11 else 0.6
+    estimate += max(0, len(spades) - 4) * 0.8
+    return estimate
+
+
+def _nil_safe(holding: int) -> bool:
+    """Whether a holding looks safe enough to bid Nil: no high spades, few high cards."""
+    spades = _suit_cards(holding, SPADES)
+    if any(card % 13 >= 10 for card in spades) or len(spades) > 3:
+        return False
+    high = sum(1 for card in cards_of(holding) if card % 13 >= 10)
+    return high <= 2
+
+
+class HeuristicBot:
+    """A sensible player: bids from its hand, bids Nil (and now and then Blind Nil) when its
+    hand suits, keeps strong cards in the draft, ducks when Nil, wins cheaply when it needs
+    tricks, avoids bags once its side has made its bid, and does not waste spades.
+
+    ``boldness`` shifts its bids (positive: overbids, so more sets; negative: more bags).
+    """
+
+    name = "heuristic"
+
+    def __init__(self, boldness: float = 0.0, nil_rate: float = 0.7, blind_nil_rate: float = 0.04):
+        self.boldness = boldness
+        self.nil_rate = nil_rate
+        self.blind_nil_rate = blind_nil_rate
+
+    # -- decisions before play --------------------------------------------------------
+
+    def wants_blind_nil(self, state: HandState, seat: Seat, rng: random.Random) -> bool:
+        """Two-player: declare Blind Nil now and then (more often than by chance alone)."""
+        return rng.random() < self.blind_nil_rate
+
+    def _draw(self, state: HandState, seat: Seat, rng: random.Random) -> Draw:
+        top = state.deck[2 * len(state.draft)]
+        rank = top % 13
+        if state.bids[seat] == BLIND_NIL:
+            keep = top // 13 != SPADES and rank <= 6
+        elif top // 13 == SPADES:
+            keep = rank >= 5 or rng.random() < 0.4
+        else:
+            keep = rank >= 10 or (rank >= 7 and rng.random() < 0.3)
+        return Draw(seat, keep)
+
+    def _exchange(self, state: HandState, seat: Seat) -> Exchange:
+        give, take = exchange_sources(state)
+        size = min(state.rules.blind_nil_exchange, 13)
+        # give away the most dangerous cards: high spades first, then high cards
+        danger = sorted(cards_of(give), key=lambda c: (c // 13 == SPADES, c % 13), reverse=True)
+        safe = sorted(cards_of(take), key=lambda c: (c // 13 == SPADES, c % 13))
+        size = min(size, len(danger), len(safe))
+        return Exchange(seat, tuple(sorted(danger[:size])), tuple(sorted(safe[:size])))
+
+    def _bid(self, state: HandState, seat: Seat, rng: random.Random) -> PlaceBid:
+        holding = state.holdings[seat]
+        options = legal_bids(state)
+        partner = state.variant.partner(seat)
+        partner_bid = state.bids[partner] if partner is not None else None
+        if (
+            BLIND_NIL in options
+            and rng.random() < self.blind_nil_rate
+            and partner_bid not in (NIL, BLIND_NIL)
+        ):
+            return PlaceBid(seat, BLIND_NIL)
+        base = 1.9 if state.variant is Variant.TWO_PLAYER else 0.8
+        estimate = base + estimate_tricks(holding) + self.boldness + rng.uniform(-0.8, 0.8)
+        if partner_bid in (NIL, BLIND_NIL):
+            estimate += 0.8
+        if (
+            estimate < base + 1.8
+            and _nil_safe(holding)
+            and partner_bid not in (NIL, BLIND_NIL)
+            and rng.random() < self.nil_rate
+        ):
+            return PlaceBid(seat, NIL)
+        return PlaceBid(seat, max(1, min(13, round(estimate))))
+
+    # -- card play ----------------------------------------------------------------------
+
+    def _side_need(self, state: HandState, seat: Seat) -> int:
+        """Tricks the seat's side still needs toward its contract (0 when made or none)."""
+        variant = state.variant
+        side_seats = variant.side_seats(variant.side_of(seat))
+        contract = sum(bid for s in side_seats if (bid := state.bids[s]) is not None and bid > 0)
+        won = sum(state.tricks_won[s] for s in side_seats if (state.bids[s] or 0) > 0)
+        return max(0, contract - won)
+
+    def _play(self, state: HandState, seat: Seat) -> PlayCard:
+        legal = cards_of(legal_cards(state))
+        my_bid = state.bids[seat]
+        nil = my_bid is not None and my_bid <= 0 and state.tricks_won[seat] == 0
+        if not state.trick:
+            return PlayCard(seat, self._lead(state, seat, legal, nil))
+        count = state.variant.seat_count
+        best_seat = trick_winner(state.trick, state.trick_leader, count)
+        best = state.trick[(best_seat - state.trick_leader) % count]
+        winners = [card for card in legal if beats(card, best)]
+        losers = [card for card in legal if not beats(card, best)]
+        partner = state.variant.partner(seat)
+        last = len(state.trick) == count - 1
+        if nil:
+            if losers:
+                return PlayCard(seat, max(losers, key=_play_value))
+            return PlayCard(seat, max(legal, key=_play_value))
+        partner_nil = partner is not None and (state.bids[partner] or 0) <= 0
+        partner_winning = partner is not None and best_seat == partner
+        if partner_nil and partner_winning and winners:
+            return PlayCard(seat, min(winners, key=_play_value))
+        need = self._side_need(state, seat)
+        if need > 0 and winners and not (partner_winning and not partner_nil):
+            cheapest = min(winners, key=_play_value)
+            if last or cheapest % 13 >= 10 or cheapest // 13 == SPADES:
+                return PlayCard(seat, cheapest)
+            return PlayCard(seat, max(winners, key=_play_value))
+        if losers:
+            if need == 0:
+                return PlayCard(seat, max(losers, key=_play_value))
+            return PlayCard(seat, min(losers, key=_play_value))
+        return PlayCard(seat, min(legal, key=_play_value))
+
+    def _lead(self, state: HandState, seat: Seat, legal: tuple[int, ...], nil: bool) -> int:
+        if nil:
+            return min(legal, key=_play_value)
+        need = self._side_need(state, seat)
+        aces = [card for card in legal if card % 13 == 12 and card // 13 != SPADES]
+        if need > 0 and aces:
+            return aces[0]
+        if need > 0 and any(card // 13 == SPADES for card in legal):
+            spades = [card for card in legal if card // 13 == SPADES]
+            if max(spades) % 13 >= 11:
+                return max(spades)
+        non_spades = [card for card in legal if card // 13 != SPADES] or list(legal)
+        return min(non_spades, key=_play_value)
+
+    def act(self, state: HandState, seat: Seat, rng: random.Random) -> Action:
+        """The action ``seat`` takes now."""
+        if state.phase is Phase.DRAFT:
+            return self._draw(state, seat, rng)
+        if state.phase is Phase.EXCHANGE:
+            return self._exchange(state, seat)
+        if state.phase is Phase.BIDDING:
+            return self._bid(state, seat, rng)
+        return self._play(state, seat)
+
+
+def _play_value(card: int) -> tuple[bool, int]:
+    """How costly a card is to give up: spades above everything, then by rank."""
+    return card // 13 == SPADES, card % 13
+
+
+BOTS: dict[str, type[RandomBot] | type[HeuristicBot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+}
+"""The bots by name, for the command line."""
