@@ -141,6 +141,7 @@ class HeuristicBot:
         self.boldness = boldness
         self.nil_rate = nil_rate
         self.blind_nil_rate = blind_nil_rate
+        self._nil_plan: tuple[int, Seat] | None = None
 
     # -- decisions before play --------------------------------------------------------
 
@@ -148,10 +149,18 @@ class HeuristicBot:
         """Two-player: declare Blind Nil now and then (more often than by chance alone)."""
         return rng.random() < self.blind_nil_rate
 
+    def _planning_nil(self, state: HandState, seat: Seat) -> bool:
+        return self._nil_plan == (id(state.deck), seat)
+
     def _draw(self, state: HandState, seat: Seat, rng: random.Random) -> Draw:
+        if len(state.draft) < 2:
+            # two-player: now and then a player drafts for Nil, keeping low cards; decided
+            # afresh at her first turn of every hand
+            plan = rng.random() < self.nil_rate * 0.12
+            self._nil_plan = (id(state.deck), seat) if plan else None
         top = state.deck[2 * len(state.draft)]
         rank = top % 13
-        if state.bids[seat] == BLIND_NIL:
+        if state.bids[seat] == BLIND_NIL or self._planning_nil(state, seat):
             keep = top // 13 != SPADES and rank <= 6
         elif top // 13 == SPADES:
             keep = rank >= 5 or rng.random() < 0.4
@@ -173,20 +182,20 @@ class HeuristicBot:
         options = legal_bids(state)
         partner = state.variant.partner(seat)
         partner_bid = state.bids[partner] if partner is not None else None
-        if (
-            BLIND_NIL in options
-            and rng.random() < self.blind_nil_rate
-            and partner_bid not in (NIL, BLIND_NIL)
-        ):
+        partner_nil = partner_bid in (NIL, BLIND_NIL)
+        # beside a Nil partner, a second Nil is a long shot: tried only now and then
+        double_nil = not partner_nil or rng.random() < 0.15
+        if BLIND_NIL in options and rng.random() < self.blind_nil_rate and double_nil:
             return PlaceBid(seat, BLIND_NIL)
         base = 1.9 if state.variant is Variant.TWO_PLAYER else 0.8
         estimate = base + estimate_tricks(holding) + self.boldness + rng.uniform(-0.8, 0.8)
-        if partner_bid in (NIL, BLIND_NIL):
+        if partner_nil:
             estimate += 0.8
+        planned = self._planning_nil(state, seat)
         if (
-            estimate < base + 1.8
+            (estimate < base + 1.8 or planned)
             and _nil_safe(holding)
-            and partner_bid not in (NIL, BLIND_NIL)
+            and double_nil
             and rng.random() < self.nil_rate
         ):
             return PlaceBid(seat, NIL)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from spades_replay.errors import Code, InputError, Problem
+from spades_replay.limits import DEFAULT_LIMITS, Limits
 
 RECORD_SUFFIXES = (".json",)
 CORPUS_SUFFIXES = (".jsonl", ".ndjson")
@@ -106,16 +107,18 @@ def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
 class Source:
     """The bytes of one line or file and where they came from (``line`` is 1-based within the
     task's range, ``None`` for a record file). Blank lines of a corpus are sources too (so
-    that a reader can count lines); they hold no record."""
+    that a reader can count lines); they hold no record. A line or file over the size limit
+    is ``oversize``: its bytes were skipped, never held in memory, and ``data`` is empty."""
 
     path: str
     line: int | None
     data: bytes
+    oversize: bool = False
 
     @property
     def blank(self) -> bool:
         """Whether this is a blank line (no record)."""
-        return not self.data.strip()
+        return not self.oversize and not self.data.strip()
 
 
 def _open(path: str) -> BinaryIO:
@@ -124,13 +127,13 @@ def _open(path: str) -> BinaryIO:
     return open(path, "rb")
 
 
-def read_task(task: Task) -> Iterator[Source]:
+def read_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Iterator[Source]:
     """The lines (or the whole file) of a task, in order.
 
     Raises :class:`InputError` if the file cannot be read or decompressed.
     """
     try:
-        yield from _read(task)
+        yield from _read(task, limits.record_bytes)
     except (gzip.BadGzipFile, zlib.error, EOFError) as error:
         raise _io_problem(
             Code.IO_COMPRESSION, task.path, f"cannot decompress {task.path}: {error}"
@@ -141,19 +144,42 @@ def read_task(task: Task) -> Iterator[Source]:
         ) from None
 
 
-def _read(task: Task) -> Iterator[Source]:
+def _skip_line(stream: BinaryIO) -> int:
+    """Read to the end of the current line in bounded pieces; return the bytes skipped."""
+    skipped = 0
+    while True:
+        piece = stream.readline(1024 * 1024)
+        skipped += len(piece)
+        if not piece or piece.endswith(b"\n"):
+            return skipped
+
+
+def _read(task: Task, cap: int) -> Iterator[Source]:
     with _open(task.path) as stream:
         if not task.corpus:
-            yield Source(task.path, None, stream.read())
+            data = stream.read(cap + 1)
+            yield (
+                Source(task.path, None, b"", True)
+                if len(data) > cap
+                else Source(task.path, None, data)
+            )
             return
         position = 0
         if task.start > 0:
+            # the line that began in the previous range belongs to it: skip its rest
             stream.seek(task.start - 1)
-            position = task.start - 1
-            skipped = stream.readline()
-            position += len(skipped)
-        for line, raw in enumerate(iter(stream.readline, b""), start=1):
-            if task.end is not None and position >= task.end:
+            position = task.start - 1 + _skip_line(stream)
+        line = 0
+        while task.end is None or position < task.end:
+            raw = stream.readline(cap + 2)
+            if not raw:
                 break
+            line += 1
             position += len(raw)
-            yield Source(task.path, line, raw.rstrip(b"\r\n"))
+            data = raw.rstrip(b"\r\n")
+            if len(data) > cap:
+                if not raw.endswith(b"\n"):
+                    position += _skip_line(stream)
+                yield Source(task.path, line, b"", True)
+            else:
+                yield Source(task.path, line, data)

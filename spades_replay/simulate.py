@@ -1,32 +1,79 @@
 """Whole games between seeded bots, recorded: realistic corpora that validate by construction.
 
->>> from spades_replay.bots import RandomBot
->>> record = simulate_game("two-player", seed=7, bots=[RandomBot(), RandomBot()])
+Every game is determined by its seed: the shuffles, the first dealer and every choice of the
+bots. A corpus of ``games`` games from seed ``S`` plays game *i* from :func:`game_seed`
+``(S, i)``, so a game does not depend on how many others were played, nor on ``jobs``.
+
+>>> record = simulate_game("two-player", seed=7)
 >>> record.variant, len(record.hands) > 0
 ('two-player', True)
->>> simulate_game("two-player", seed=7, bots=[RandomBot(), RandomBot()]) == record
+>>> simulate_game("two-player", seed=7) == record
 True
 """
 
 from __future__ import annotations
 
+import gzip
+import os
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 
-from spades_replay.bots import Bot, next_action
+from spades_replay.atomic import atomic_writer
+from spades_replay.bots import Bot, HeuristicBot, RandomBot, next_action
 from spades_replay.engine.cards import DECK
-from spades_replay.engine.rules import Rules
+from spades_replay.engine.rules import STANDARD, Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
 from spades_replay.record import models
+from spades_replay.record.io import dumps
 from spades_replay.recorder import Recorder
 
-DEFAULT_NAMES = {
-    Variant.TWO_PLAYER: ("Megan", "Drew"),
-    Variant.FOUR_PLAYER: ("Alex", "Beth", "Charlie", "David"),
-}
 MAX_HANDS = 60
 """A game not won after this many hands is recorded unfinished."""
+
+BOT_KINDS = ("heuristic", "random")
+
+
+def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
+    """The named players of simulated games, one per seat.
+
+    Heuristic players keep a style from game to game, so that per-player stats differ:
+    Megan overbids, Drew is careful and fond of Nil; Alex overbids, Beth bids Nil and Blind
+    Nil often, Charlie underbids, David plays it straight.
+    """
+    if kind == "random":
+        names = (
+            ("Megan", "Drew")
+            if variant is Variant.TWO_PLAYER
+            else (
+                "Alex",
+                "Beth",
+                "Charlie",
+                "David",
+            )
+        )
+        return [(name, RandomBot()) for name in names]
+    if kind != "heuristic":
+        raise ValueError(f"unknown bot {kind!r}: choose from {', '.join(BOT_KINDS)}")
+    if variant is Variant.TWO_PLAYER:
+        return [
+            ("Megan", HeuristicBot(boldness=0.5, nil_rate=0.5, blind_nil_rate=0.03)),
+            ("Drew", HeuristicBot(boldness=-0.4, nil_rate=0.9, blind_nil_rate=0.06)),
+        ]
+    return [
+        ("Alex", HeuristicBot(boldness=0.6, nil_rate=0.4, blind_nil_rate=0.02)),
+        ("Beth", HeuristicBot(boldness=0.0, nil_rate=0.95, blind_nil_rate=0.08)),
+        ("Charlie", HeuristicBot(boldness=-0.6, nil_rate=0.6, blind_nil_rate=0.03)),
+        ("David", HeuristicBot(boldness=0.0, nil_rate=0.6, blind_nil_rate=0.04)),
+    ]
+
+
+def game_seed(seed: int, index: int) -> int:
+    """The seed of game ``index`` of a corpus made from ``seed``."""
+    return (seed << 32) | index
 
 
 def deal_of(deck: Sequence[int], dealer: int) -> list[list[int]]:
@@ -41,31 +88,33 @@ def simulate_game(
     variant: str | Variant,
     *,
     seed: int,
-    bots: Sequence[Bot],
+    bots: Sequence[Bot] | None = None,
     rules: Rules | None = None,
     players: Sequence[str] | None = None,
     game_id: str | None = None,
     max_hands: int = MAX_HANDS,
 ) -> models.AnyRecord:
-    """Play one game between ``bots`` (one per seat) and return its record.
+    """Play one game and return its record.
 
-    Everything random (shuffles, first dealer, the bots' choices) comes from ``seed``.
+    ``bots`` (one per seat) default to the heuristic :func:`roster`; everything random comes
+    from ``seed``.
     """
     kind = Variant(variant)
     rng = random.Random(seed)
-    names = players or DEFAULT_NAMES[kind]
+    cast = roster(kind)
+    seats = list(bots) if bots is not None else [bot for _, bot in cast]
+    names = list(players) if players is not None else [name for name, _ in cast]
     recorder = Recorder(
         kind,
         [
             {"name": name, "id": f"{bot.name}-{name.lower()}"}
-            for name, bot in zip(names, bots, strict=True)
+            for name, bot in zip(names, seats, strict=True)
         ],
         rules=rules or Rules(),
         first_dealer=rng.randrange(kind.seat_count),
         game_id=game_id or f"{kind.value}-{seed}",
         meta={"source": "spades-replay simulate", "seed": str(seed)},
     )
-    seats = list(bots)
     while not recorder.game_over and recorder.hands_started < max_hands:
         deck = list(DECK)
         rng.shuffle(deck)
@@ -77,3 +126,76 @@ def simulate_game(
         while recorder.state.phase is not Phase.DONE:
             recorder.act(next_action(recorder.state, seats, rng))
     return recorder.record()
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusSpec:
+    """What a simulated corpus holds: ``games`` games of ``variant`` from ``seed``."""
+
+    variant: Variant
+    games: int
+    seed: int
+    rules: Rules = STANDARD
+    bot: str = "heuristic"
+    max_hands: int = MAX_HANDS
+
+    def game_id(self, index: int) -> str:
+        """The id of game ``index``: the variant, the corpus seed and the index."""
+        return f"{self.variant.value}-s{self.seed}-{index:06d}"
+
+
+def _game_bytes(job: tuple[CorpusSpec, int]) -> bytes:
+    spec, index = job
+    record = simulate_game(
+        spec.variant,
+        seed=game_seed(spec.seed, index),
+        bots=[bot for _, bot in roster(spec.variant, spec.bot)],
+        rules=spec.rules,
+        game_id=spec.game_id(index),
+        max_hands=spec.max_hands,
+    )
+    return dumps(record)
+
+
+def simulate_corpus(spec: CorpusSpec, *, jobs: int = 1) -> Iterator[bytes]:
+    """The games of a corpus as compact JSON, in order, on ``jobs`` processes."""
+    work = ((spec, index) for index in range(spec.games))
+    if jobs == 1:
+        yield from map(_game_bytes, work)
+        return
+    with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
+        yield from pool.map(_game_bytes, work, chunksize=8)
+
+
+def write_corpus(
+    spec: CorpusSpec,
+    output: str | os.PathLike[str],
+    *,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Write a simulated corpus: one ``.jsonl`` file (``.gz`` compresses it), or a directory
+    with one ``.json`` record per game. Every file is written atomically. Returns the number
+    of games written."""
+    target = Path(output)
+    written = 0
+    name = target.name.lower()
+    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
+        with atomic_writer(target) as raw:
+            stream = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if name.endswith(".gz") else raw
+            for line in simulate_corpus(spec, jobs=jobs):
+                stream.write(line + b"\n")
+                written += 1
+                if progress is not None:
+                    progress(written)
+            if stream is not raw:
+                stream.close()
+        return written
+    target.mkdir(parents=True, exist_ok=True)
+    for index, line in enumerate(simulate_corpus(spec, jobs=jobs)):
+        with atomic_writer(target / f"{spec.game_id(index)}.json") as stream:
+            stream.write(line + b"\n")
+        written += 1
+        if progress is not None:
+            progress(written)
+    return written

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from spades_replay.corpus import Source, Task, expand, plan, read_task
-from spades_replay.errors import FormatError, InputError, Problem
+from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task
+from spades_replay.errors import Code, FormatError, InputError, Problem
+from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record.io import loads
 from spades_replay.replay import check
 
@@ -74,10 +75,15 @@ def _peek(data: bytes) -> tuple[str | None, str | None]:
     )
 
 
-def validate_bytes(data: bytes, source: str | None = None, line: int | None = None) -> RecordReport:
+def validate_bytes(
+    data: bytes,
+    source: str | None = None,
+    line: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> RecordReport:
     """Check one record's bytes completely; report every problem, raise for none."""
     try:
-        record = loads(data)
+        record = loads(data, limits)
     except FormatError as error:
         game_id, variant = _peek(data)
         problems = tuple(problem.located(source, line) for problem in error.problems)
@@ -157,7 +163,18 @@ class TaskResult:
     reports: tuple[RecordReport, ...]
 
 
-def run_task(task: Task, keep_valid: bool = False) -> TaskResult:
+def oversize_report(source: Source, limits: Limits) -> RecordReport:
+    """The report on a record too large to read."""
+    problem = Problem(
+        Code.FORMAT_LIMIT,
+        f"the record exceeds the size limit of {limits.record_bytes} bytes; it was skipped unread",
+        source=source.path,
+        line=source.line,
+    )
+    return RecordReport(source.path, source.line, None, None, 0, None, (problem,))
+
+
+def run_task(task: Task, keep_valid: bool = False, limits: Limits = DEFAULT_LIMITS) -> TaskResult:
     """Validate every record of a task (a whole file or a range of a corpus).
 
     Line numbers in the reports are relative to the task's range; :class:`CorpusValidation`
@@ -168,11 +185,14 @@ def run_task(task: Task, keep_valid: bool = False) -> TaskResult:
     lines = 0
     source: Source
     try:
-        for source in read_task(task):
+        for source in read_task(task, limits):
             lines += 1
             if source.blank:
                 continue
-            report = validate_bytes(source.data, source.path, source.line)
+            if source.oversize:
+                report = oversize_report(source, limits)
+            else:
+                report = validate_bytes(source.data, source.path, source.line, limits)
             summary.add(report)
             if keep_valid or not report.valid:
                 reports.append(report)
@@ -181,8 +201,15 @@ def run_task(task: Task, keep_valid: bool = False) -> TaskResult:
     return TaskResult(task.index, lines, summary, tuple(reports))
 
 
-def _run_kept(task: Task) -> TaskResult:
-    return run_task(task, keep_valid=True)
+@dataclass(frozen=True, slots=True)
+class _Worker:
+    """What a worker process runs for each task (picklable)."""
+
+    keep_valid: bool
+    limits: Limits
+
+    def __call__(self, task: Task) -> TaskResult:
+        return run_task(task, self.keep_valid, self.limits)
 
 
 class CorpusValidation:
@@ -191,7 +218,8 @@ class CorpusValidation:
 
     Iteration yields the report of every invalid record (and of valid ones too when
     ``keep_valid``), in input order, with absolute ``.jsonl`` line numbers, whatever ``jobs``
-    is. ``jobs`` is the number of worker processes (1: none; 0: one per core).
+    is. ``jobs`` is the number of worker processes (1: none; 0: one per core); plain corpora
+    are cut into ranges of ``chunk_bytes`` for them.
     """
 
     def __init__(
@@ -201,11 +229,14 @@ class CorpusValidation:
         jobs: int = 1,
         keep_valid: bool = False,
         progress: Progress | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+        chunk_bytes: int = CHUNK_BYTES,
     ) -> None:
         self.summary = Summary()
+        self._chunk_bytes = chunk_bytes
         self._paths = list(paths)
         self._jobs = jobs if jobs > 0 else os.cpu_count() or 1
-        self._keep_valid = keep_valid
+        self._worker = _Worker(keep_valid, limits)
         self._progress = progress
 
     def _tasks(self) -> list[Task]:
@@ -215,17 +246,16 @@ class CorpusValidation:
                 files.extend(expand([path]))
             except InputError as error:
                 self.summary.io_errors.append(error.problem)
-        return plan(files)
+        return plan(files, self._chunk_bytes)
 
     def _results(self, tasks: list[Task]) -> Iterator[TaskResult]:
-        worker = _run_kept if self._keep_valid else run_task
         if self._jobs == 1 or len(tasks) < 2:
-            yield from map(worker, tasks)
+            yield from map(self._worker, tasks)
             return
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(["spades_replay.validate"])
         with ProcessPoolExecutor(max_workers=self._jobs, mp_context=context) as pool:
-            yield from pool.map(worker, tasks)
+            yield from pool.map(self._worker, tasks)
 
     def __iter__(self) -> Iterator[RecordReport]:
         tasks = self._tasks()

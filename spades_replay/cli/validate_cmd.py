@@ -11,9 +11,17 @@ from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 from rich.text import Text
 
-from spades_replay.cli.common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, console_for, stdout_console
+from spades_replay.cli.common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    console_for,
+    stdout_console,
+)
 from spades_replay.cli.text import safe
 from spades_replay.errors import Problem
+from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.validate import CorpusValidation, RecordReport, Summary
 
 
@@ -52,7 +60,43 @@ def register(commands: Any) -> None:
         "-q", "--quiet", action="store_true", help="print only the summary (text format)"
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_limit_options(parser)
     parser.set_defaults(run=run)
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """The options that set the input size limits (docs/reliability.md)."""
+    defaults = DEFAULT_LIMITS
+    parser.add_argument(
+        "--max-record-bytes",
+        type=int,
+        default=defaults.record_bytes,
+        metavar="N",
+        help=f"largest record or .jsonl line read (default {defaults.record_bytes})",
+    )
+    parser.add_argument(
+        "--max-depth",
+        type=int,
+        default=defaults.depth,
+        metavar="N",
+        help=f"deepest nesting inside meta and x- extensions (default {defaults.depth})",
+    )
+    parser.add_argument(
+        "--max-string",
+        type=int,
+        default=defaults.string_chars,
+        metavar="N",
+        help=f"longest meta value or extension string (default {defaults.string_chars})",
+    )
+
+
+def limits_of(arguments: argparse.Namespace) -> Limits:
+    """The limits the options ask for."""
+    for name in ("max_record_bytes", "max_depth", "max_string"):
+        if getattr(arguments, name) < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+    limits = Limits(arguments.max_record_bytes, arguments.max_depth, arguments.max_string)
+    return DEFAULT_LIMITS if limits == DEFAULT_LIMITS else limits
 
 
 def _where(report: RecordReport) -> str:
@@ -158,6 +202,7 @@ def run(arguments: argparse.Namespace) -> int:
         jobs=arguments.jobs,
         keep_valid=arguments.verbose,
         progress=progress,
+        limits=limits_of(arguments),
     )
     if bar is not None:
         bar.start()

@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from spades_replay.atomic import atomic_writer
 from spades_replay.errors import Code, FormatError, Problem
+from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record.models import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -36,12 +37,23 @@ def _fail(code: Code, message: str, pointer: str = "") -> FormatError:
     return FormatError((Problem(code, message, pointer),))
 
 
-def parse_json(data: bytes | str) -> Any:
+def check_size(size: int, limits: Limits = DEFAULT_LIMITS) -> None:
+    """Raise ``format.limit`` when a record of ``size`` bytes is over the limit."""
+    if size > limits.record_bytes:
+        raise _fail(
+            Code.FORMAT_LIMIT,
+            f"the record exceeds the size limit of {limits.record_bytes} bytes",
+        )
+
+
+def parse_json(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> Any:
     """Parse JSON text (UTF-8 bytes or a string) with orjson; a leading BOM is ignored.
 
     Raises :class:`FormatError` (``format.json`` or ``format.encoding``) with the line and
-    column of a syntax error.
+    column of a syntax error, and ``format.limit`` for input over the size limit or nested
+    deeper than orjson's own limit of 1024.
     """
+    check_size(len(data), limits)
     if isinstance(data, bytes | bytearray | memoryview) and bytes(data[:3]) == BOM:
         data = bytes(data[3:])
     elif isinstance(data, str) and data.startswith("\ufeff"):
@@ -49,14 +61,28 @@ def parse_json(data: bytes | str) -> Any:
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError as error:
+        if "recursion" in error.msg:
+            raise _fail(Code.FORMAT_LIMIT, f"nesting too deep: {error.msg}") from None
         if "UTF-8" in error.msg or "surrogate" in error.msg:
-            raise _fail(
-                Code.FORMAT_ENCODING, f"not UTF-8 text: {error.msg} (byte {error.pos + 1})"
-            ) from None
+            raise _fail(Code.FORMAT_ENCODING, _encoding_message(data, error.msg)) from None
         raise _fail(
             Code.FORMAT_JSON,
             f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})",
         ) from None
+
+
+def _encoding_message(data: bytes | str, detail: str) -> str:
+    """Where the text stops being UTF-8: the byte offset and line of the first bad byte."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        return (
+            f"not UTF-8 text: byte {error.start + 1} (line {line}) is "
+            f"0x{raw[error.start]:02x}, which cannot start or continue a UTF-8 character"
+        )
+    return f"not UTF-8 text: {detail}"
 
 
 def check_header(value: Any) -> None:
@@ -65,10 +91,10 @@ def check_header(value: Any) -> None:
         raise _fail(Code.FORMAT_NOT_OBJECT, f"a record is a JSON object, got {json_type(value)}")
     name = value.get("format")
     if name != FORMAT_NAME:
-        found = "no 'format' key" if "format" not in value else f"'format' {quote(name)}"
+        found = "no 'format' key" if "format" not in value else f"'format' is {quote(name)}"
         raise _fail(
             Code.FORMAT_NOT_A_RECORD,
-            f"not a spades-replay record: {found} (expected 'format': '{FORMAT_NAME}')",
+            f"not a spades-replay record: {found}, not '{FORMAT_NAME}'",
             "/format",
         )
     version = value.get("version")
@@ -91,37 +117,42 @@ def check_header(value: Any) -> None:
         )
 
 
-def from_data(value: Any) -> AnyRecord:
+def from_data(value: Any, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     """The record held by an already-parsed JSON value; raises :class:`FormatError`."""
     check_header(value)
+    context = None if limits is DEFAULT_LIMITS else {"limits": limits}
     try:
-        return RECORD_ADAPTER.validate_python(value)
+        return RECORD_ADAPTER.validate_python(value, context=context)
     except ValidationError as error:
         raise FormatError(problems_from_validation(error)) from None
 
 
-def loads(data: bytes | str) -> AnyRecord:
+def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     """The record in a JSON document; raises :class:`FormatError` when it is not one.
 
     Only the format is checked here; :func:`spades_replay.replay` checks the rules.
     """
-    return from_data(parse_json(data))
+    return from_data(parse_json(data, limits), limits)
 
 
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The bytes of a file, decompressed when its name ends in ``.gz``."""
+def read_bytes(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> bytes:
+    """The bytes of a record file, decompressed when its name ends in ``.gz``; never more
+    than the size limit is read (``format.limit`` beyond it)."""
     target = Path(path)
-    if target.suffix == ".gz":
-        with gzip.open(target, "rb") as stream:
-            return stream.read()
-    return target.read_bytes()
+    opener = gzip.open if target.suffix == ".gz" else open
+    with opener(target, "rb") as stream:
+        data: bytes = stream.read(limits.record_bytes + 1)
+    check_size(len(data), limits)
+    return data
 
 
-def load(source: str | os.PathLike[str] | IO[bytes]) -> AnyRecord:
+def load(source: str | os.PathLike[str] | IO[bytes], limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     """The record in a file (a path, ``.gz`` allowed, or a binary file object)."""
     if isinstance(source, str | os.PathLike):
-        return loads(read_bytes(source))
-    return loads(source.read())
+        return loads(read_bytes(source, limits), limits)
+    data = source.read(limits.record_bytes + 1)
+    check_size(len(data), limits)
+    return loads(data, limits)
 
 
 def to_data(record: AnyRecord) -> dict[str, Any]:
@@ -129,10 +160,31 @@ def to_data(record: AnyRecord) -> dict[str, Any]:
     return record.model_dump(mode="json")
 
 
+def readable_json(value: Any, depth: int = 0) -> bytes:
+    """JSON for people: objects indented by two spaces, but a list of plain values (cards,
+    bids, scores) kept on one line, so a hand reads as a handful of lines.
+
+    >>> readable_json({"bids": [3, 4], "players": [{"name": "Megan"}]}).decode()
+    '{\\n  "bids": [3,4],\\n  "players": [\\n    {\\n      "name": "Megan"\\n    }\\n  ]\\n}'
+    """
+    pad = b"  " * (depth + 1)
+    if isinstance(value, dict) and value:
+        items = [
+            pad + orjson.dumps(key) + b": " + readable_json(item, depth + 1)
+            for key, item in value.items()
+        ]
+        return b"{\n" + b",\n".join(items) + b"\n" + b"  " * depth + b"}"
+    if isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
+        items = [pad + readable_json(item, depth + 1) for item in value]
+        return b"[\n" + b",\n".join(items) + b"\n" + b"  " * depth + b"]"
+    return orjson.dumps(value)
+
+
 def dumps(record: AnyRecord, *, indent: bool = False) -> bytes:
-    """The record as canonical UTF-8 JSON bytes, compact unless ``indent``."""
-    option = orjson.OPT_INDENT_2 if indent else 0
-    return orjson.dumps(to_data(record), option=option)
+    """The record as canonical UTF-8 JSON bytes: compact, or with ``indent`` readable
+    (:func:`readable_json`)."""
+    data = to_data(record)
+    return readable_json(data) if indent else orjson.dumps(data)
 
 
 def dump(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -20,9 +21,13 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     Strict,
     TypeAdapter,
+    ValidationInfo,
+    field_validator,
     model_serializer,
-    model_validator,
 )
+from pydantic_core import PydanticCustomError
+
+from spades_replay.limits import DEFAULT_LIMITS, Limits
 
 FORMAT_NAME = "spades-replay"
 FORMAT_VERSION = "1.0"
@@ -33,7 +38,58 @@ SUIT_LETTERS = "CDHS"
 
 StrictInt = Annotated[int, Strict()]
 StrictBool = Annotated[bool, Strict()]
-ExtensionKey = Annotated[str, Field(pattern=EXTENSION_PATTERN)]
+ExtensionKey = Annotated[str, Field(pattern=EXTENSION_PATTERN, max_length=200)]
+
+
+def _limits(info: ValidationInfo) -> Limits:
+    context = info.context
+    if isinstance(context, dict):
+        limits = context.get("limits")
+        if isinstance(limits, Limits):
+            return limits
+    return DEFAULT_LIMITS
+
+
+def _too_long(length: int, limit: int) -> PydanticCustomError:
+    return PydanticCustomError(
+        "limit_string",
+        "a string of {length} characters exceeds the limit of {limit}",
+        {"length": length, "limit": limit},
+    )
+
+
+def _check_free_form(value: JsonValue, info: ValidationInfo) -> JsonValue:
+    """Bound the depth and the string lengths of a free-form value (an extension)."""
+    limits = _limits(info)
+    pending: list[tuple[JsonValue, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            if len(item) > limits.string_chars:
+                raise _too_long(len(item), limits.string_chars)
+        elif isinstance(item, list | dict):
+            if depth > limits.depth:
+                raise PydanticCustomError(
+                    "limit_depth",
+                    "nesting deeper than the limit of {limit}",
+                    {"limit": limits.depth},
+                )
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+            if isinstance(item, dict):
+                pending.extend((key, depth + 1) for key in item)
+    return value
+
+
+def _check_text(value: str, info: ValidationInfo) -> str:
+    limit = _limits(info).string_chars
+    if len(value) > limit:
+        raise _too_long(len(value), limit)
+    return value
+
+
+ExtensionValue = Annotated[JsonValue, AfterValidator(_check_free_form)]
+MetaValue = Annotated[str, Strict(), AfterValidator(_check_text)]
 Text = Annotated[str, Strict(), Field(min_length=1, max_length=200)]
 
 CARD_NAMES = tuple(rank + suit for suit in SUIT_LETTERS for rank in RANK_LETTERS)
@@ -87,7 +143,7 @@ class Model(BaseModel):
         json_schema_extra=_extension_schema,
         hide_input_in_errors=False,
     )
-    __pydantic_extra__: dict[ExtensionKey, JsonValue] = Field(init=False)
+    __pydantic_extra__: dict[ExtensionKey, ExtensionValue] = Field(init=False)
 
     @model_serializer(mode="wrap")
     def _canonical(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -122,13 +178,13 @@ class Rules(Model):
     failed_nil_tricks_help_partner: StrictBool = False
     lose_score: Annotated[int, Strict(), Field(ge=-100_000, le=100_000)] | None = None
 
-    @model_validator(mode="after")
-    def _lose_below_target(self) -> Rules:
-        if self.lose_score is not None and self.lose_score >= self.target_score:
-            raise ValueError(
-                f"lose_score ({self.lose_score}) must be below target_score ({self.target_score})"
-            )
-        return self
+    @field_validator("lose_score")
+    @classmethod
+    def _lose_below_target(cls, value: int | None, info: ValidationInfo) -> int | None:
+        target = info.data.get("target_score")
+        if value is not None and isinstance(target, int) and value >= target:
+            raise ValueError(f"lose_score ({value}) must be below target_score ({target})")
+        return value
 
 
 class Player(Model):
@@ -215,7 +271,7 @@ class RecordBase(Model):
     game_id: Text | None = Field(default=None, exclude_if=_absent)
     rules: Rules = Field(default_factory=Rules)
     players: tuple[Player, ...]
-    meta: dict[Annotated[str, Strict(), Field(max_length=200)], Annotated[str, Strict()]] = Field(
+    meta: dict[Annotated[str, Strict(), Field(max_length=200)], MetaValue] = Field(
         default_factory=dict, exclude_if=_empty
     )
     result: GameClaim | None = Field(default=None, exclude_if=_absent)

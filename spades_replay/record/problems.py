@@ -113,6 +113,8 @@ def problem_from_error(error: ErrorDetails) -> Problem:
             f"'{_field(array)}' has too few items: {count}, item {path[-1] + 1} is missing",
             json_pointer(array),
         )
+    if kind in ("union_tag_not_found", "union_tag_invalid"):
+        path = [*path, "variant"]
     field = _field(path)
     in_field = path and isinstance(path[-1], int)
     code, message = _describe(kind, path, field, value, ctx, error["msg"], bool(in_field))
@@ -131,6 +133,8 @@ def _describe(
     name = f"'{field}'" if field else "the record"
     if kind == "missing":
         return Code.FORMAT_MISSING_KEY, f"missing required key '{field}'"
+    if kind in ("limit_string", "limit_depth"):
+        return Code.FORMAT_LIMIT, f"{name}: {msg}"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == EXTENSION_PATTERN:
         return (
             Code.FORMAT_UNKNOWN_KEY,

@@ -1,0 +1,144 @@
+"""Corpora at scale: ranges of a corpus, line numbers, size limits, worker processes, and
+memory that stays flat however large the corpus."""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from spades_replay.corpus import Task, expand, plan, read_task
+from spades_replay.errors import Code, InputError
+from spades_replay.limits import Limits
+from spades_replay.validate import CorpusValidation
+
+from .conftest import CONFORMANCE, FIXTURES
+
+GOOD = orjson.dumps(orjson.loads((CONFORMANCE / "valid" / "two-player-06.json").read_bytes()))
+BAD = orjson.dumps(orjson.loads((CONFORMANCE / "invalid" / "four-player-revoke.json").read_bytes()))
+
+
+def corpus(tmp_path: Path, lines: list[bytes], name: str = "games.jsonl") -> Path:
+    path = tmp_path / name
+    data = b"\n".join(lines) + b"\n"
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    return path
+
+
+def reports(path: Path, **options: object) -> tuple[list[tuple[int | None, str]], CorpusValidation]:
+    validation = CorpusValidation([path], **options)  # type: ignore[arg-type]
+    found = [(report.line, report.problems[0].code.value) for report in validation]
+    return found, validation
+
+
+def test_ranges_cover_every_line_once(tmp_path: Path) -> None:
+    lines = [f'{{"n": {i}, "pad": "{"x" * (i % 37)}"}}'.encode() for i in range(500)]
+    path = corpus(tmp_path, lines)
+    for chunk in (7, 64, 100, 1000, 10**6):
+        tasks = plan([path], chunk)
+        seen = [source.data for task in tasks for source in read_task(task)]
+        assert [line for line in seen if line] == lines, chunk
+
+
+def test_line_numbers_are_absolute_across_ranges(tmp_path: Path) -> None:
+    lines = [GOOD] * 30
+    lines[7] = BAD
+    lines[12] = b""
+    lines[23] = b"{not json"
+    path = corpus(tmp_path, lines)
+    expected = [(8, "play.revoke"), (24, "format.json")]
+    for chunk in (1000, 5000, 10**7):
+        found, validation = reports(path, chunk_bytes=chunk)
+        assert found == expected, chunk
+        assert validation.summary.records == 29
+        assert validation.summary.invalid == 2
+
+
+def test_two_jobs_give_the_same_reports_as_one(tmp_path: Path) -> None:
+    lines = [GOOD if i % 9 else BAD for i in range(60)]
+    path = corpus(tmp_path, lines)
+    one, first = reports(path, chunk_bytes=20_000)
+    two, second = reports(path, chunk_bytes=20_000, jobs=2)
+    assert one == two
+    assert first.summary.to_dict() == second.summary.to_dict()
+    assert len(one) == 7
+
+
+def test_oversize_lines_are_reported_and_skipped(tmp_path: Path) -> None:
+    huge = b'{"format": "' + b"x" * (3 * len(GOOD)) + b'"}'
+    path = corpus(tmp_path, [GOOD, huge, GOOD, huge + b"   ", GOOD])
+    found, validation = reports(path, limits=Limits(record_bytes=len(GOOD) + 10))
+    assert found == [(2, "format.limit"), (4, "format.limit")]
+    assert validation.summary.valid == 3
+
+
+def test_oversize_record_file(tmp_path: Path) -> None:
+    path = tmp_path / "big.json"
+    path.write_bytes(GOOD)
+    found, _ = reports(path, limits=Limits(record_bytes=len(GOOD) - 1))
+    assert found == [(None, "format.limit")]
+
+
+def test_gzip_corpus_and_directories(tmp_path: Path) -> None:
+    corpus(tmp_path, [GOOD, BAD], "a.jsonl.gz")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b.json").write_bytes(GOOD)
+    (tmp_path / ".hidden.json").write_bytes(b"junk")
+    (tmp_path / "notes.txt").write_bytes(b"junk")
+    files = list(expand([tmp_path]))
+    assert [path.name for path in files] == ["a.jsonl.gz", "b.json"]
+    found, validation = reports(tmp_path)
+    assert found == [(2, "play.revoke")]
+    assert validation.summary.files == 2
+
+
+def test_missing_paths_are_io_errors() -> None:
+    with pytest.raises(InputError) as caught:
+        list(expand(["/no/such/place"]))
+    assert caught.value.problem.code is Code.IO_NOT_FOUND
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    """A path that cannot be read as a file (here a directory, which even root cannot read
+    as one) is an I/O problem, not a crash."""
+    with pytest.raises(InputError) as caught:
+        list(read_task(Task(0, str(tmp_path), False)))
+    assert caught.value.problem.code is Code.IO_UNREADABLE
+
+
+PEAK = """
+import resource, sys
+from spades_replay.validate import CorpusValidation
+v = CorpusValidation([sys.argv[1]], jobs=int(sys.argv[2]), chunk_bytes=1 << 20)
+assert sum(1 for _ in v) == 0, "invalid records"
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(max(peak, children), v.summary.records)
+"""
+
+
+def peak_kib(path: Path, jobs: int) -> tuple[int, int]:
+    out = subprocess.run(
+        [sys.executable, "-c", PEAK, str(path), str(jobs)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_memory_stays_flat_as_the_corpus_grows(tmp_path: Path, jobs: int) -> None:
+    """Eight times the corpus must not cost eight times the memory: the reader streams."""
+    lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()
+    small = corpus(tmp_path, lines * 8, "small.jsonl")
+    large = corpus(tmp_path, lines * 64, "large.jsonl")
+    assert large.stat().st_size > 8 * 1024 * 1024
+    small_peak, small_records = peak_kib(small, jobs)
+    large_peak, large_records = peak_kib(large, jobs)
+    assert large_records == 8 * small_records
+    assert large_peak < small_peak + 16 * 1024, (small_peak, large_peak)
