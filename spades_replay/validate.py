@@ -15,16 +15,23 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task
 from spades_replay.errors import Code, FormatError, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record.io import loads
-from spades_replay.replay import check
+from spades_replay.replay import Replay, check
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in all) as work completes."""
+
+
+class Sink(Protocol):
+    """Takes the replay of every valid record of a task, in order (in the worker process)."""
+
+    def add(self, replay: Replay, source: str) -> None:
+        """Take one replayed record; ``source`` says where it came from (``path:line``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +82,28 @@ def _peek(data: bytes) -> tuple[str | None, str | None]:
     )
 
 
+def check_bytes(
+    data: bytes,
+    source: str | None = None,
+    line: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[RecordReport, Replay | None]:
+    """Check one record's bytes completely: the report, and the replay when it is valid."""
+    try:
+        record = loads(data, limits)
+    except FormatError as error:
+        game_id, variant = _peek(data)
+        problems = tuple(problem.located(source, line) for problem in error.problems)
+        return RecordReport(source, line, game_id, variant, 0, None, problems), None
+    replayed, found = check(record)
+    problems = tuple(problem.located(source, line) for problem in found)
+    complete = replayed.result.complete if replayed is not None else None
+    report = RecordReport(
+        source, line, record.game_id, record.variant, len(record.hands), complete, problems
+    )
+    return report, replayed if not problems else None
+
+
 def validate_bytes(
     data: bytes,
     source: str | None = None,
@@ -82,18 +111,7 @@ def validate_bytes(
     limits: Limits = DEFAULT_LIMITS,
 ) -> RecordReport:
     """Check one record's bytes completely; report every problem, raise for none."""
-    try:
-        record = loads(data, limits)
-    except FormatError as error:
-        game_id, variant = _peek(data)
-        problems = tuple(problem.located(source, line) for problem in error.problems)
-        return RecordReport(source, line, game_id, variant, 0, None, problems)
-    replayed, found = check(record)
-    problems = tuple(problem.located(source, line) for problem in found)
-    complete = replayed.result.complete if replayed is not None else None
-    return RecordReport(
-        source, line, record.game_id, record.variant, len(record.hands), complete, problems
-    )
+    return check_bytes(data, source, line, limits)[0]
 
 
 @dataclass
@@ -161,6 +179,7 @@ class TaskResult:
     lines: int
     summary: Summary
     reports: tuple[RecordReport, ...]
+    sink: Sink | None = None
 
 
 def oversize_report(source: Source, limits: Limits) -> RecordReport:
@@ -174,8 +193,14 @@ def oversize_report(source: Source, limits: Limits) -> RecordReport:
     return RecordReport(source.path, source.line, None, None, 0, None, (problem,))
 
 
-def run_task(task: Task, keep_valid: bool = False, limits: Limits = DEFAULT_LIMITS) -> TaskResult:
-    """Validate every record of a task (a whole file or a range of a corpus).
+def run_task(
+    task: Task,
+    keep_valid: bool = False,
+    limits: Limits = DEFAULT_LIMITS,
+    sink: Sink | None = None,
+) -> TaskResult:
+    """Validate every record of a task (a whole file or a range of a corpus), handing the
+    replay of each valid record to ``sink``.
 
     Line numbers in the reports are relative to the task's range; :class:`CorpusValidation`
     makes them absolute.
@@ -189,16 +214,20 @@ def run_task(task: Task, keep_valid: bool = False, limits: Limits = DEFAULT_LIMI
             lines += 1
             if source.blank:
                 continue
+            replayed = None
             if source.oversize:
                 report = oversize_report(source, limits)
             else:
-                report = validate_bytes(source.data, source.path, source.line, limits)
+                report, replayed = check_bytes(source.data, source.path, source.line, limits)
             summary.add(report)
+            if sink is not None and replayed is not None:
+                where = source.path if source.line is None else f"{source.path}:{source.line}"
+                sink.add(replayed, where)
             if keep_valid or not report.valid:
                 reports.append(report)
     except InputError as error:
         summary.io_errors.append(error.problem)
-    return TaskResult(task.index, lines, summary, tuple(reports))
+    return TaskResult(task.index, lines, summary, tuple(reports), sink)
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,9 +236,11 @@ class _Worker:
 
     keep_valid: bool
     limits: Limits
+    sink: Callable[[], Sink] | None = None
 
     def __call__(self, task: Task) -> TaskResult:
-        return run_task(task, self.keep_valid, self.limits)
+        sink = self.sink() if self.sink is not None else None
+        return run_task(task, self.keep_valid, self.limits, sink)
 
 
 class CorpusValidation:
@@ -220,6 +251,10 @@ class CorpusValidation:
     ``keep_valid``), in input order, with absolute ``.jsonl`` line numbers, whatever ``jobs``
     is. ``jobs`` is the number of worker processes (1: none; 0: one per core); plain corpora
     are cut into ranges of ``chunk_bytes`` for them.
+
+    With ``sink``, each task (in its worker) hands the replay of every valid record to a sink
+    made by ``sink()``; the filled sinks reach ``on_sink`` in the main process, in input
+    order. Stats are gathered this way.
     """
 
     def __init__(
@@ -231,12 +266,15 @@ class CorpusValidation:
         progress: Progress | None = None,
         limits: Limits = DEFAULT_LIMITS,
         chunk_bytes: int = CHUNK_BYTES,
+        sink: Callable[[], Sink] | None = None,
+        on_sink: Callable[[Sink], None] | None = None,
     ) -> None:
         self.summary = Summary()
         self._chunk_bytes = chunk_bytes
         self._paths = list(paths)
         self._jobs = jobs if jobs > 0 else os.cpu_count() or 1
-        self._worker = _Worker(keep_valid, limits)
+        self._worker = _Worker(keep_valid, limits, sink)
+        self._on_sink = on_sink
         self._progress = progress
 
     def _tasks(self) -> list[Task]:
@@ -267,6 +305,8 @@ class CorpusValidation:
             offset = lines_before.get(task.path, 0)
             lines_before[task.path] = offset + result.lines
             self.summary.merge(result.summary)
+            if self._on_sink is not None and result.sink is not None:
+                self._on_sink(result.sink)
             done += task.size
             if self._progress is not None:
                 self._progress(done, total)

@@ -1,0 +1,144 @@
+"""Metrics computed from the tables: per player, per variant, per game.
+
+Every rate sits beside the counts it is made of (``nil_made`` / ``nil_attempts`` =
+``nil_rate``), and is null when there is nothing to count. Players are grouped by their
+``id`` when the record gives one, else by name; and by variant and rules, since a Nil under
+one house rule is not a Nil under another.
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from spades_replay.stats.tables import Tables
+
+PLAYER_KEYS = ("player_key", "variant", "rules")
+
+
+def _rate(numerator: str, denominator: str, name: str) -> pl.Expr:
+    return (
+        pl.when(pl.col(denominator) > 0)
+        .then(pl.col(numerator) / pl.col(denominator))
+        .otherwise(None)
+        .alias(name)
+    )
+
+
+def _count(condition: pl.Expr, name: str) -> pl.Expr:
+    return condition.fill_null(False).sum().cast(pl.Int64).alias(name)
+
+
+def player_metrics(tables: Tables) -> pl.DataFrame:
+    """One row per player (by id or name), variant and rules."""
+    seats = tables.seat_hands
+    per_game = (
+        seats.group_by([*PLAYER_KEYS, "game"], maintain_order=True)
+        .agg(
+            pl.col("side_won_game").first().alias("won"),
+            pl.col("side_bag_penalties").sum().alias("penalties"),
+        )
+        .group_by(PLAYER_KEYS, maintain_order=True)
+        .agg(
+            pl.len().cast(pl.Int64).alias("games"),
+            pl.col("won").is_not_null().sum().cast(pl.Int64).alias("complete_games"),
+            _count(pl.col("won"), "wins"),
+            pl.col("penalties").sum().cast(pl.Int64).alias("bag_penalties"),
+        )
+    )
+    number = pl.col("bid_kind") == "number"
+    per_hand = seats.group_by(PLAYER_KEYS, maintain_order=True).agg(
+        pl.col("player").first(),
+        pl.len().cast(pl.Int64).alias("hands"),
+        pl.col("side_points").mean().alias("points_per_hand"),
+        _count(number, "bids"),
+        _count(pl.col("accuracy") == "exact", "exact"),
+        _count(pl.col("accuracy") == "over", "over"),
+        _count(pl.col("accuracy") == "set", "set"),
+        pl.col("side_bags").mean().alias("bags_per_hand"),
+        _count(pl.col("bid_kind") == "nil", "nil_attempts"),
+        _count((pl.col("bid_kind") == "nil") & pl.col("nil_made"), "nil_made"),
+        _count(pl.col("bid_kind") == "blind_nil", "blind_nil_attempts"),
+        _count((pl.col("bid_kind") == "blind_nil") & pl.col("nil_made"), "blind_nil_made"),
+    )
+    joined = per_hand.join(per_game, on=PLAYER_KEYS, how="left", maintain_order="left")
+    return joined.select(
+        "player_key",
+        "player",
+        "variant",
+        "rules",
+        "games",
+        "complete_games",
+        "wins",
+        _rate("wins", "complete_games", "win_rate"),
+        "hands",
+        "points_per_hand",
+        "bids",
+        "exact",
+        "over",
+        "set",
+        _rate("exact", "bids", "exact_rate"),
+        _rate("over", "bids", "over_rate"),
+        _rate("set", "bids", "set_rate"),
+        "bags_per_hand",
+        "bag_penalties",
+        (pl.col("bag_penalties") / pl.col("games")).alias("bag_penalties_per_game"),
+        "nil_attempts",
+        "nil_made",
+        _rate("nil_made", "nil_attempts", "nil_rate"),
+        "blind_nil_attempts",
+        "blind_nil_made",
+        _rate("blind_nil_made", "blind_nil_attempts", "blind_nil_rate"),
+    ).sort(["variant", "rules", "player_key"])
+
+
+def variant_metrics(tables: Tables) -> pl.DataFrame:
+    """One row per variant and rules: games, hands, and how hands go on average."""
+    games = tables.games.group_by(["variant", "rules"], maintain_order=True).agg(
+        pl.len().cast(pl.Int64).alias("games"),
+        _count(pl.col("complete"), "complete"),
+        pl.col("hands").sum().cast(pl.Int64).alias("hands"),
+        _count(pl.col("reason") == "mercy", "mercy_endings"),
+    )
+    sides = tables.side_hands.group_by(["variant", "rules"], maintain_order=True).agg(
+        pl.col("points").mean().alias("points_per_side_hand"),
+        _count(pl.col("made").is_not_null(), "contracts"),
+        _count(pl.col("made") == False, "sets"),  # noqa: E712 (a polars expression)
+        pl.col("bag_points").mean().alias("bags_per_side_hand"),
+        pl.col("bag_penalties").sum().cast(pl.Int64).alias("bag_penalties"),
+    )
+    seats = tables.seat_hands.group_by(["variant", "rules"], maintain_order=True).agg(
+        _count(pl.col("bid_kind") == "nil", "nil_attempts"),
+        _count((pl.col("bid_kind") == "nil") & pl.col("nil_made"), "nil_made"),
+        _count(pl.col("bid_kind") == "blind_nil", "blind_nil_attempts"),
+        _count((pl.col("bid_kind") == "blind_nil") & pl.col("nil_made"), "blind_nil_made"),
+    )
+    joined = games.join(sides, on=["variant", "rules"], how="left", maintain_order="left").join(
+        seats, on=["variant", "rules"], how="left", maintain_order="left"
+    )
+    return joined.select(
+        "variant",
+        "rules",
+        "games",
+        "complete",
+        "mercy_endings",
+        "hands",
+        (pl.col("hands") / pl.col("games")).alias("hands_per_game"),
+        "points_per_side_hand",
+        "contracts",
+        "sets",
+        _rate("sets", "contracts", "set_rate"),
+        "bags_per_side_hand",
+        "bag_penalties",
+        (pl.col("bag_penalties") / pl.col("games")).alias("bag_penalties_per_game"),
+        "nil_attempts",
+        "nil_made",
+        _rate("nil_made", "nil_attempts", "nil_rate"),
+        "blind_nil_attempts",
+        "blind_nil_made",
+        _rate("blind_nil_made", "blind_nil_attempts", "blind_nil_rate"),
+    ).sort(["variant", "rules"])
+
+
+def game_metrics(tables: Tables) -> pl.DataFrame:
+    """One row per game: who played, who won, the final scores, how many hands."""
+    return tables.games.drop("player_keys")

@@ -1,0 +1,218 @@
+"""Stats: tables agree with the replay, metrics agree with counts made by hand from the raw
+records, and the command's four formats."""
+
+from __future__ import annotations
+
+import io
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+import pytest
+
+import spades_replay
+from spades_replay.cli import main
+from spades_replay.engine.seats import Variant
+from spades_replay.simulate import CorpusSpec, write_corpus
+from spades_replay.stats.collect import StatsCollection
+from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
+from spades_replay.stats.tables import rules_label, tables_of
+
+from .conftest import FIXTURES
+
+STANDARD_TWO = FIXTURES / "two-player" / "standard-game.json"
+STANDARD_FOUR = FIXTURES / "four-player" / "standard-game.json"
+
+
+def hand_count(path: Path) -> dict[str, Counter[str]]:
+    """Count Nil bids and their outcomes, bids made, and wins straight from the record's
+    bids and claimed tricks: an oracle independent of the replay."""
+    data: dict[str, Any] = orjson.loads(path.read_bytes())
+    seats = len(data["players"])
+    counts: dict[str, Counter[str]] = {p["name"]: Counter() for p in data["players"]}
+    for hand in data["hands"]:
+        tricks = hand["result"]["tricks"]
+        for seat, bid in enumerate(hand["bids"]):
+            name = data["players"][seat]["name"]
+            counts[name]["hands"] += 1
+            if bid in (0, "blind_nil"):
+                kind = "nil" if bid == 0 else "blind_nil"
+                counts[name][f"{kind}_attempts"] += 1
+                counts[name][f"{kind}_made"] += tricks[seat] == 0
+            else:
+                counts[name]["bids"] += 1
+    winner = data["result"]["winner"]
+    for seat, player in enumerate(data["players"]):
+        side = seat if seats == 2 else seat % 2
+        counts[player["name"]]["wins"] = int(side == winner)
+    return counts
+
+
+@pytest.mark.parametrize("path", [STANDARD_TWO, STANDARD_FOUR], ids=["two", "four"])
+def test_player_metrics_match_a_count_by_hand(path: Path) -> None:
+    expected = hand_count(path)
+    metrics = player_metrics(tables_of([spades_replay.replay(spades_replay.load(path))]))
+    assert metrics.height == len(expected)
+    for row in metrics.iter_rows(named=True):
+        counted = expected[row["player"]]
+        for column in (
+            "hands",
+            "bids",
+            "nil_attempts",
+            "nil_made",
+            "blind_nil_attempts",
+            "blind_nil_made",
+            "wins",
+        ):
+            assert row[column] == counted[column], (row["player"], column)
+        assert row["games"] == 1
+        assert row["exact"] + row["over"] + row["set"] == row["bids"]
+        if row["nil_attempts"]:
+            assert row["nil_rate"] == row["nil_made"] / row["nil_attempts"]
+        else:
+            assert row["nil_rate"] is None
+
+
+def test_a_bag_penalty_counted_by_hand() -> None:
+    """Bags in the claims drop by the bag limit exactly when a penalty is paid."""
+    data = orjson.loads(STANDARD_TWO.read_bytes())
+    penalties = [0, 0]
+    bags_before = [0, 0]
+    for hand in data["hands"]:
+        for side in (0, 1):
+            if hand["result"]["bags"][side] < bags_before[side]:
+                penalties[side] += 1
+            bags_before[side] = hand["result"]["bags"][side]
+    sides = tables_of([spades_replay.replay(spades_replay.load(STANDARD_TWO))]).side_hands
+    counted = sides.group_by("side").agg(pl.col("bag_penalties").sum()).sort("side")
+    assert counted["bag_penalties"].to_list() == penalties
+    assert sum(penalties) > 0
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("corpus")
+    write_corpus(CorpusSpec(Variant.TWO_PLAYER, 12, seed=21), folder / "two.jsonl")
+    write_corpus(CorpusSpec(Variant.FOUR_PLAYER, 12, seed=22), folder / "four.jsonl")
+    return folder
+
+
+def test_tables_agree_with_the_replay_on_every_game(corpus: Path) -> None:
+    replays = [
+        spades_replay.replay(spades_replay.loads(line))
+        for name in ("four.jsonl", "two.jsonl")
+        for line in (corpus / name).read_bytes().splitlines()
+    ]
+    tables = tables_of(replays)
+    totals = tables.side_hands.group_by(["game", "side"]).agg(pl.col("points").sum())
+    for game, replayed in enumerate(replays):
+        for side in (0, 1):
+            points = totals.filter((pl.col("game") == game) & (pl.col("side") == side))
+            assert points["points"].item() == replayed.result.scores[side]
+        row = tables.games.filter(pl.col("game") == game).row(0, named=True)
+        assert (row["complete"], row["winner"]) == (
+            replayed.result.complete,
+            replayed.result.winner,
+        )
+        assert (row["score_0"], row["score_1"]) == replayed.result.scores
+        seats = tables.seat_hands.filter(pl.col("game") == game)
+        assert seats.height == replayed.variant.seat_count * replayed.result.hands
+        assert seats["tricks"].sum() == 13 * replayed.result.hands
+
+
+def test_collection_reports_invalid_and_is_the_same_with_two_jobs(
+    corpus: Path, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    lines = (corpus / "two.jsonl").read_bytes().splitlines()
+    bad.write_bytes(lines[0] + b"\n{oops\n" + lines[1] + b"\n")
+    one = StatsCollection([corpus, bad])
+    invalid = list(one)
+    assert [(report.source, report.line) for report in invalid] == [(str(bad), 2)]
+    two = StatsCollection([corpus, bad], jobs=2)
+    assert list(two) == invalid
+    assert one.tables().games.equals(two.tables().games)
+    assert one.tables().seat_hands.equals(two.tables().seat_hands)
+    assert one.tables().games.height == 26
+    assert one.tables().games["game"].to_list() == list(range(26))
+
+
+def test_variant_and_game_metrics(corpus: Path) -> None:
+    collection = StatsCollection([corpus])
+    list(collection)
+    tables = collection.tables()
+    variants = variant_metrics(tables)
+    assert variants["variant"].to_list() == ["four-player", "two-player"]
+    assert variants["games"].to_list() == [12, 12]
+    games = game_metrics(tables)
+    assert games.height == 24
+    assert "player_keys" not in games.columns
+
+
+def test_rules_labels() -> None:
+    record = spades_replay.load(FIXTURES / "four-player" / "pooled-nil.json")
+    assert rules_label(spades_replay.replay(record).rules) == (
+        "bag_limit=5 bag_penalty=50 failed_nil_tricks_help_partner=true"
+    )
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_stats_command_table(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "stats", str(STANDARD_TWO), str(STANDARD_FOUR))
+    assert code == 0
+    for name in ("Megan", "Drew", "Alex", "Beth", "Charlie", "David"):
+        assert name in out
+    assert "2 game(s) counted" in err
+
+
+@pytest.mark.parametrize("kind", ["csv", "json", "parquet"])
+def test_stats_command_files(tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str) -> None:
+    target = tmp_path / f"players.{kind}"
+    code, _, _ = run(
+        capsys, "stats", str(FIXTURES / "two-player"), "--format", kind, "-o", str(target)
+    )
+    assert code == 0
+    data = target.read_bytes()
+    if kind == "csv":
+        frame = pl.read_csv(io.BytesIO(data))
+    elif kind == "json":
+        frame = pl.DataFrame(orjson.loads(data))
+    else:
+        frame = pl.read_parquet(io.BytesIO(data))
+    assert set(frame["player"].to_list()) == {"Megan", "Drew"}
+    assert {"nil_rate", "nil_attempts", "win_rate", "wins"} <= set(frame.columns)
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_stats_command_reports_invalid_records(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(
+        capsys,
+        "stats",
+        str(FIXTURES / "invalid" / "play-revoke.json"),
+        str(STANDARD_TWO),
+        "--by",
+        "game",
+        "--format",
+        "csv",
+    )
+    assert code == 1
+    assert "play-revoke.json: invalid, left out" in err
+    assert "[play.revoke]" in err
+    rows = pl.read_csv(io.BytesIO(out.encode()))
+    assert rows.height == 1
+
+
+def test_stats_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "--format", "parquet")
+    assert code == 2
+    assert "needs -o FILE" in err
+    code, _, err = run(capsys, "stats", "/no/such/dir")
+    assert code == 2
+    assert "[io.not-found]" in err
