@@ -64,11 +64,11 @@ def _exchanges(hand: models.AnyHand) -> tuple[Exchange, ...]:
 
 def hand_actions_of(hand: models.AnyHand) -> HandActions:
     """The engine's view of one recorded hand."""
+    card = CARD_BY_NAME.__getitem__
     bids = tuple(BLIND_NIL if isinstance(bid, str) else bid for bid in hand.bids)
-    plays = tuple(map(CARD_BY_NAME.__getitem__, hand.plays))
+    plays = tuple(map(card, hand.plays))
     exchanges = _exchanges(hand) if hand.exchanges else ()
     if isinstance(hand, models.Hand2):
-        deck = tuple(map(CARD_BY_NAME.__getitem__, hand.deck))
-        return HandActions(bids, plays, exchanges, deck=deck, draft=hand.draft)
-    deal = tuple(tuple(map(CARD_BY_NAME.__getitem__, cards)) for cards in hand.deal)
-    return HandActions(bids, plays, exchanges, deal=deal)
+        return HandActions(bids, plays, exchanges, tuple(map(card, hand.deck)), hand.draft, None)
+    deal = tuple(tuple(map(card, cards)) for cards in hand.deal)
+    return HandActions(bids, plays, exchanges, None, None, deal)

@@ -212,15 +212,30 @@ class GameResult:
 
 @dataclass(frozen=True)
 class Replay:
-    """A replayed game: who played, under which rules, every hand, and the result."""
+    """A replayed game: who played, under which rules, every hand, and the result.
+
+    ``outcomes`` and ``actions`` are the engine's values, hand by hand; :attr:`hands` (built
+    on first use) pairs them up with their numbers.
+    """
 
     variant: Variant
     rules: Rules
     players: tuple[PlayerInfo, ...]
     first_dealer: Seat
     game_id: str | None
-    hands: tuple[HandReplay, ...]
+    outcomes: tuple[HandOutcome, ...]
+    actions: tuple[HandActions, ...]
     result: GameResult
+
+    @functools.cached_property
+    def hands(self) -> tuple[HandReplay, ...]:
+        """Every hand of the record, in order."""
+        return tuple(
+            HandReplay(number, self.variant, self.rules, actions, outcome)
+            for number, (actions, outcome) in enumerate(
+                zip(self.actions, self.outcomes, strict=False), start=1
+            )
+        )
 
     def side_name(self, side: Side) -> str:
         """The players of a side, by name: ``"Megan"`` or ``"Alex & Charlie"``."""
@@ -295,10 +310,9 @@ def problem_of(
     )
 
 
-def _claim_problems(hand: models.AnyHand, index: int, replayed: HandOutcome) -> Iterator[Problem]:
-    claim = hand.result
-    if claim is None:
-        return
+def _claim_problems(
+    claim: models.HandClaim2 | models.HandClaim4, index: int, replayed: HandOutcome
+) -> Iterator[Problem]:
     words = f"hand {index + 1}, result"
     if replayed.scores is None:
         yield Problem(
@@ -311,15 +325,14 @@ def _claim_problems(hand: models.AnyHand, index: int, replayed: HandOutcome) -> 
         )
         return
     first, second = replayed.scores
-    actual: dict[str, tuple[Code, tuple[int, ...]]] = {
-        "tricks": (Code.CLAIM_TRICKS, replayed.play.tricks_won),
-        "points": (Code.CLAIM_POINTS, (first.points, second.points)),
-        "scores": (Code.CLAIM_SCORES, (first.score, second.score)),
-        "bags": (Code.CLAIM_BAGS, (first.bags, second.bags)),
-    }
-    for key, (code, expected) in actual.items():
-        claimed = getattr(claim, key)
-        if claimed is not None and tuple(claimed) != expected:
+    actual = (
+        ("tricks", Code.CLAIM_TRICKS, claim.tricks, replayed.play.tricks_won),
+        ("points", Code.CLAIM_POINTS, claim.points, (first.points, second.points)),
+        ("scores", Code.CLAIM_SCORES, claim.scores, (first.score, second.score)),
+        ("bags", Code.CLAIM_BAGS, claim.bags, (first.bags, second.bags)),
+    )
+    for key, code, claimed, expected in actual:
+        if claimed is not None and claimed != expected:
             yield Problem(
                 code,
                 f"claims {key} {list(claimed)} but the rules give {list(expected)}",
@@ -393,14 +406,16 @@ def check(record: models.AnyRecord) -> tuple[Replay | None, tuple[Problem, ...]]
     variant = variant_of(record)
     rules = rules_of(record.rules)
     players = tuple(PlayerInfo(player.name, player.id) for player in record.players)
-    actions = [hand_actions_of(hand) for hand in record.hands]
+    actions = tuple(hand_actions_of(hand) for hand in record.hands)
     problems: list[Problem] = []
     outcomes: list[HandOutcome] = []
     illegal = False
     try:
         for outcome in iter_hands(variant, rules, record.first_dealer, actions):
             outcomes.append(outcome)
-            problems.extend(_claim_problems(record.hands[outcome.index], outcome.index, outcome))
+            claim = record.hands[outcome.hand_index].result
+            if claim is not None:
+                problems.extend(_claim_problems(claim, outcome.hand_index, outcome))
     except HandError as error:
         problems.append(problem_of(error, error.hand_index, players))
         illegal = True
@@ -408,11 +423,16 @@ def check(record: models.AnyRecord) -> tuple[Replay | None, tuple[Problem, ...]]
     if illegal:
         return None, tuple(problems)
     problems.extend(_game_claim_problems(record, result))
-    hands = tuple(
-        HandReplay(outcome.index + 1, variant, rules, actions[outcome.index], outcome)
-        for outcome in outcomes
+    replayed = Replay(
+        variant,
+        rules,
+        players,
+        record.first_dealer,
+        record.game_id,
+        tuple(outcomes),
+        actions,
+        result,
     )
-    replayed = Replay(variant, rules, players, record.first_dealer, record.game_id, hands, result)
     return replayed, tuple(problems)
 
 

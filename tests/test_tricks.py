@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from spades_replay.engine.actions import IllegalActionError
-from spades_replay.engine.cards import CLUBS, HEARTS, SPADES, mask_of, names_of, parse_card
+from spades_replay.engine.cards import (
+    CLUBS,
+    HEARTS,
+    SPADES,
+    cards_of,
+    mask_of,
+    names_of,
+    parse_card,
+)
 from spades_replay.engine.tricks import (
     check_play,
     is_legal_play,
@@ -139,3 +151,75 @@ def test_play_out_counts_tricks_and_leaders() -> None:
     partial = play_out(holdings, 1, [parse_card("3C")])
     assert partial.tricks[0].winner is None
     assert partial.tricks_won == (0, 0)
+
+
+def reference_play_out(holdings: list[int], leader: int, plays: list[int]) -> object:
+    """The card play replayed the slow, obvious way, one rule function per card."""
+    count = len(holdings)
+    held = list(holdings)
+    won = [0] * count
+    broken = False
+    seat = leader
+    trick: list[int] = []
+    for index, card in enumerate(plays):
+        led = trick[0] // 13 if trick else None
+        violation = play_violation(held[seat], card, led, broken)
+        if violation is not None:
+            return ("refused", index, violation)
+        held[seat] &= ~(1 << card)
+        broken = broken or card >= 39
+        trick.append(card)
+        if len(trick) == count:
+            winner = trick_winner(trick, (seat + 1) % count, count)
+            won[winner] += 1
+            seat = winner
+            trick = []
+        else:
+            seat = (seat + 1) % count
+    return (tuple(won), tuple(held), broken)
+
+
+@given(
+    seats=st.sampled_from([2, 4]),
+    seed=st.integers(0, 2**32),
+    mistakes=st.sampled_from([0.0, 0.05, 0.3]),
+)
+def test_play_out_agrees_with_the_rule_functions(seats: int, seed: int, mistakes: float) -> None:
+    """play_out writes the rules inline for speed; on random plays, legal and not, it must
+    refuse exactly what play_violation refuses, and otherwise count the same tricks."""
+    rng = random.Random(seed)
+    deck = list(range(52))
+    rng.shuffle(deck)
+    holdings = [mask_of(deck[13 * seat : 13 * seat + 13]) for seat in range(seats)]
+    leader = rng.randrange(seats)
+    plays: list[int] = []
+    state_held = list(holdings)
+    seat = leader
+    trick: list[int] = []
+    broken = False
+    for _ in range(13 * seats):
+        led = trick[0] // 13 if trick else None
+        if rng.random() < mistakes:
+            card = rng.randrange(52)
+        else:
+            card = rng.choice(cards_of(legal_plays(state_held[seat], led, broken)))
+        plays.append(card)
+        if play_violation(state_held[seat], card, led, broken) is not None:
+            break
+        state_held[seat] &= ~(1 << card)
+        broken = broken or card >= 39
+        trick.append(card)
+        if len(trick) == seats:
+            seat = trick_winner(trick, (seat + 1) % seats, seats)
+            trick = []
+        else:
+            seat = (seat + 1) % seats
+    expected = reference_play_out(holdings, leader, plays)
+    if expected[0] == "refused":
+        with pytest.raises(IllegalActionError) as caught:
+            play_out(holdings, leader, plays)
+        assert expected == ("refused", caught.value.at[1], caught.value.code)
+        return
+    outcome = play_out(holdings, leader, plays)
+    assert expected == (outcome.tricks_won, outcome.holdings, outcome.spades_broken)
+    assert sum(outcome.tricks_won) == len(outcome.winners) == len(plays) // seats

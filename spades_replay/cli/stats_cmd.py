@@ -1,4 +1,8 @@
-"""``spades-replay stats PATH...``: per-player, per-game or per-variant metrics."""
+"""``spades-replay stats PATH...``: per-player, per-game or per-variant metrics.
+
+polars and the stats modules are imported only when the command runs, so that other
+commands (and their worker processes) do not pay for them.
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,7 @@ import io
 import sys
 from typing import Any
 
-import polars as pl
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from spades_replay.atomic import write_bytes_atomic
@@ -29,11 +31,8 @@ from spades_replay.cli.validate_cmd import (
     print_problem,
     progress_bar,
 )
-from spades_replay.stats.collect import StatsCollection
-from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
-from spades_replay.stats.tables import Tables
 
-GROUPINGS = {"player": player_metrics, "game": game_metrics, "variant": variant_metrics}
+GROUPINGS = ("game", "player", "variant")
 
 
 def register(commands: Any) -> None:
@@ -52,7 +51,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
     parser.add_argument(
-        "--by", choices=sorted(GROUPINGS), default="player", help="what a row is (default player)"
+        "--by", choices=GROUPINGS, default="player", help="what a row is (default player)"
     )
     parser.add_argument(
         "--format",
@@ -71,131 +70,8 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _percent(value: float | None, count: int, total: int) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.0%} ({count}/{total})"
-
-
-def _number(value: float | None, digits: int = 1) -> str:
-    return "-" if value is None else f"{value:.{digits}f}"
-
-
-def player_table(frame: pl.DataFrame) -> Table:
-    """The per-player metrics as a terminal table: every rate beside its counts."""
-    table = Table(title="Players", title_justify="left")
-    for column, justify in (
-        ("player", "left"),
-        ("variant", "left"),
-        ("rules", "left"),
-        ("games", "right"),
-        ("wins", "right"),
-        ("hands", "right"),
-        ("pts/hand", "right"),
-        ("bids exact", "right"),
-        ("over", "right"),
-        ("set", "right"),
-        ("bags/hand", "right"),
-        ("penalties/game", "right"),
-        ("nil made", "right"),
-        ("blind nil made", "right"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    for row in frame.iter_rows(named=True):
-        table.add_row(
-            safe(row["player"], 40),
-            row["variant"],
-            safe(row["rules"], 60),
-            str(row["games"]),
-            _percent(row["win_rate"], row["wins"], row["complete_games"]),
-            str(row["hands"]),
-            _number(row["points_per_hand"]),
-            _percent(row["exact_rate"], row["exact"], row["bids"]),
-            _percent(row["over_rate"], row["over"], row["bids"]),
-            _percent(row["set_rate"], row["set"], row["bids"]),
-            _number(row["bags_per_hand"], 2),
-            _number(row["bag_penalties_per_game"], 2),
-            _percent(row["nil_rate"], row["nil_made"], row["nil_attempts"]),
-            _percent(row["blind_nil_rate"], row["blind_nil_made"], row["blind_nil_attempts"]),
-        )
-    return table
-
-
-def game_table(frame: pl.DataFrame) -> Table:
-    """The per-game rows as a terminal table."""
-    table = Table(title="Games", title_justify="left")
-    for column in ("game", "variant", "rules", "sides", "winner", "scores", "hands", "ended"):
-        table.add_column(column)
-    for row in frame.iter_rows(named=True):
-        ended = row["reason"] or "unfinished"
-        table.add_row(
-            safe(row["game_id"], 60),
-            row["variant"],
-            safe(row["rules"], 60),
-            f"{safe(row['side_0'], 60)} vs {safe(row['side_1'], 60)}",
-            safe(row["winner_players"] or "-", 60),
-            f"{row['score_0']} to {row['score_1']}",
-            str(row["hands"]),
-            ended,
-        )
-    return table
-
-
-def variant_table(frame: pl.DataFrame) -> Table:
-    """The per-variant metrics as a terminal table."""
-    table = Table(title="Variants", title_justify="left")
-    for column in (
-        "variant",
-        "rules",
-        "games",
-        "complete",
-        "hands/game",
-        "pts/side-hand",
-        "sets",
-        "bags/side-hand",
-        "penalties/game",
-        "nil made",
-        "blind nil made",
-    ):
-        table.add_column(column)
-    for row in frame.iter_rows(named=True):
-        table.add_row(
-            row["variant"],
-            safe(row["rules"], 60),
-            str(row["games"]),
-            str(row["complete"]),
-            _number(row["hands_per_game"]),
-            _number(row["points_per_side_hand"]),
-            _percent(row["set_rate"], row["sets"], row["contracts"]),
-            _number(row["bags_per_side_hand"], 2),
-            _number(row["bag_penalties_per_game"], 2),
-            _percent(row["nil_rate"], row["nil_made"], row["nil_attempts"]),
-            _percent(row["blind_nil_rate"], row["blind_nil_made"], row["blind_nil_attempts"]),
-        )
-    return table
-
-
-TABLES = {"player": player_table, "game": game_table, "variant": variant_table}
-
-
-def encode(frame: pl.DataFrame, kind: str) -> bytes:
-    """A metrics frame as csv, json or parquet bytes."""
-    if kind == "csv":
-        return frame.write_csv().encode()
-    if kind == "json":
-        return frame.write_json().encode() + b"\n"
-    buffer = io.BytesIO()
-    frame.write_parquet(buffer)
-    return buffer.getvalue()
-
-
-def metrics(tables: Tables, by: str) -> pl.DataFrame:
-    """The metrics frame for a grouping."""
-    return GROUPINGS[by](tables)
-
-
-def _report_invalid(console: Console, collection: StatsCollection) -> None:
-    for report in collection:
+def _report_invalid(console: Console, reports: Any) -> None:
+    for report in reports:
         where = safe(report.source or "<input>", 500)
         if report.line is not None:
             where += f":{report.line}"
@@ -217,6 +93,9 @@ def run(arguments: argparse.Namespace) -> int:
         if bar is not None and task is not None:
             bar.update(task, completed=done, total=total)
 
+    from spades_replay.cli import stats_view
+    from spades_replay.stats.collect import StatsCollection
+
     collection = StatsCollection(
         arguments.paths, jobs=arguments.jobs, progress=progress, limits=limits_of(arguments)
     )
@@ -230,9 +109,9 @@ def run(arguments: argparse.Namespace) -> int:
     summary = collection.summary
     for problem in summary.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
-    frame = metrics(collection.tables(), arguments.by)
+    frame = stats_view.metrics(collection.tables(), arguments.by)
     if arguments.format == "table":
-        rendered = TABLES[arguments.by](frame)
+        rendered = stats_view.TABLES[arguments.by](frame)
         if arguments.output:
             capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
             capture.print(rendered)
@@ -241,7 +120,7 @@ def run(arguments: argparse.Namespace) -> int:
             out.print(rendered)
             data = b""
     else:
-        data = encode(frame, arguments.format)
+        data = stats_view.encode(frame, arguments.format)
     if arguments.output:
         try:
             write_bytes_atomic(arguments.output, data)

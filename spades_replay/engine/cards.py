@@ -50,6 +50,9 @@ FULL_DECK_MASK = (1 << 52) - 1
 SUIT_MASKS: tuple[int, ...] = tuple(0x1FFF << (13 * suit) for suit in range(4))
 """The bitmask of all 13 cards of each suit, indexed by suit."""
 
+BITS: tuple[int, ...] = tuple(1 << card for card in DECK)
+"""The bitmask of each card alone, indexed by card."""
+
 SPADES_MASK = SUIT_MASKS[SPADES]
 NON_SPADES_MASK = FULL_DECK_MASK & ~SPADES_MASK
 

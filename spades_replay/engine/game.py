@@ -7,16 +7,15 @@ at the first rule broken, so a caller keeps every hand replayed before the probl
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 from spades_replay.engine.actions import IllegalActionError
-from spades_replay.engine.cards import FULL_DECK_MASK, Card, mask_of
+from spades_replay.engine.cards import Card
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, SideScore, end_reason, score_hand
 from spades_replay.engine.seats import Seat, Side, Variant
 from spades_replay.engine.setup import (
-    DraftOutcome,
     Exchange,
     check_deal,
     check_deck,
@@ -31,8 +30,7 @@ RULE_GAME_OVER = "no hand is played after the game has been won"
 RULE_UNFINISHED = "only the last hand of a record may stop before its 13th trick"
 
 
-@dataclass(frozen=True, slots=True)
-class HandActions:
+class HandActions(NamedTuple):
     """Everything recorded about one hand, as engine values.
 
     Two-player hands have ``deck`` and ``draft``; four-player hands have ``deal``.
@@ -46,8 +44,7 @@ class HandActions:
     deal: tuple[tuple[Card, ...], ...] | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class HandOutcome:
+class HandOutcome(NamedTuple):
     """One hand, replayed.
 
     ``dealer`` is the first player (two-player) or the dealer (four-player); ``leader`` leads
@@ -57,7 +54,7 @@ class HandOutcome:
     whether the game was decided by this hand.
     """
 
-    index: int
+    hand_index: int
     dealer: Seat
     leader: Seat
     dealt: tuple[int, ...]
@@ -90,24 +87,24 @@ def setup_hand(
     variant: Variant, rules: Rules, dealer: Seat, actions: HandActions
 ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
     """Draft or check the deal, then apply the exchanges: (dealt, discard pile, holdings)."""
-    blind = tuple(bid == BLIND_NIL for bid in actions.bids)
     if variant is Variant.TWO_PLAYER:
         assert actions.deck is not None
         assert actions.draft is not None
-        if mask_of(actions.deck) != FULL_DECK_MASK or len(actions.deck) != 52:
-            check_deck(actions.deck)
+        check_deck(actions.deck)
         drafted = draft_hands(actions.deck, actions.draft, dealer)
-        after: DraftOutcome = drafted
-        if actions.exchanges:
-            after = exchange_two_player(
-                drafted, actions.exchanges, blind, dealer, rules.blind_nil_exchange
-            )
+        if not actions.exchanges:
+            return drafted.holdings, drafted.discard, drafted.holdings
+        blind = tuple(bid == BLIND_NIL for bid in actions.bids)
+        after = exchange_two_player(
+            drafted, actions.exchanges, blind, dealer, rules.blind_nil_exchange
+        )
         return drafted.holdings, after.discard, after.holdings
     assert actions.deal is not None
     dealt = check_deal(actions.deal)
-    holdings = dealt
-    if actions.exchanges:
-        holdings = exchange_four_player(dealt, actions.exchanges, blind, rules.blind_nil_exchange)
+    if not actions.exchanges:
+        return dealt, 0, dealt
+    blind = tuple(bid == BLIND_NIL for bid in actions.bids)
+    holdings = exchange_four_player(dealt, actions.exchanges, blind, rules.blind_nil_exchange)
     return dealt, 0, holdings
 
 
@@ -201,12 +198,3 @@ def iter_hands(
             winner,
             end,
         )
-
-
-def final_state(outcomes: Sequence[HandOutcome]) -> tuple[tuple[int, int], tuple[int, int]]:
-    """The running scores and bags after the last complete hand of ``outcomes``."""
-    for outcome in reversed(outcomes):
-        if outcome.scores is not None:
-            first, second = outcome.scores
-            return (first.score, second.score), (first.bags, second.bags)
-    return (0, 0), (0, 0)

@@ -17,7 +17,7 @@ The worked example of RULES.md ("Karen bids 7 and wins 8 tricks: 70 + 1 = 71 poi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Seat, Side, Variant
@@ -36,8 +36,7 @@ def bid_name(bid: Bid) -> str:
     return str(bid)
 
 
-@dataclass(frozen=True, slots=True)
-class NilOutcome:
+class NilOutcome(NamedTuple):
     """How one Nil or Blind Nil bid went."""
 
     seat: Seat
@@ -47,8 +46,7 @@ class NilOutcome:
     points: int
 
 
-@dataclass(frozen=True, slots=True)
-class SideScore:
+class SideScore(NamedTuple):
     """One side's score for one hand, part by part (RULES.md section 4).
 
     ``contract`` is 0 when the side has no contract (every member bid Nil or Blind Nil), and

@@ -27,28 +27,21 @@ class Variant(enum.StrEnum):
     TWO_PLAYER = "two-player"
     FOUR_PLAYER = "four-player"
 
+    seat_count: int
+    """2 or 4."""
+    seats: tuple[Seat, ...]
+    """Every seat, in order."""
+    cards_per_hand: int
+    """How many cards are played in a complete hand: 26 or 52."""
+
+    def __init__(self, value: str) -> None:
+        # plain attributes, not properties: the replay reads them in its inner loops
+        self.seat_count = 2 if value == "two-player" else 4
+        self.seats = tuple(range(self.seat_count))
+        self.cards_per_hand = 13 * self.seat_count
+
     def __repr__(self) -> str:
         return f"Variant({self.value!r})"
-
-    @property
-    def seat_count(self) -> int:
-        """2 or 4."""
-        return 2 if self is Variant.TWO_PLAYER else 4
-
-    @property
-    def seats(self) -> tuple[Seat, ...]:
-        """Every seat, in order."""
-        return (0, 1) if self is Variant.TWO_PLAYER else (0, 1, 2, 3)
-
-    @property
-    def tricks_per_hand(self) -> int:
-        """13 in both variants."""
-        return 13
-
-    @property
-    def cards_per_hand(self) -> int:
-        """How many cards are played in a complete hand: 26 or 52."""
-        return 13 * self.seat_count
 
     def next_seat(self, seat: Seat) -> Seat:
         """The seat after ``seat`` in turn order (clockwise)."""

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import add
 
 from spades_replay.engine.actions import IllegalActionError
-from spades_replay.engine.cards import CARD_NAMES, Card, mask_of, names_of
+from spades_replay.engine.cards import BITS, CARD_NAMES, FULL_DECK_MASK, Card, mask_of, names_of
 from spades_replay.engine.seats import Seat
 from spades_replay.errors import Code
 
@@ -50,6 +51,8 @@ class DraftOutcome:
 
 def check_deck(deck: Sequence[Card]) -> None:
     """Raise unless ``deck`` holds every card exactly once."""
+    if len(deck) == 52 and len(set(deck)) == 52:
+        return
     seen: dict[Card, int] = {}
     for index, card in enumerate(deck):
         if card in seen:
@@ -63,22 +66,24 @@ def check_deck(deck: Sequence[Card]) -> None:
         seen[card] = index
 
 
+_DRAFT_OFFSETS = bytes.maketrans(b"KD", b"\x00\x01")
+_TURN_STARTS = tuple(range(0, 52, 2))
+
+
 def draft_hands(deck: Sequence[Card], draft: str, first: Seat) -> DraftOutcome:
     """Run the 26 turns of the draft over ``deck`` (top first) as ``draft`` says.
 
     ``draft`` holds one letter per turn: ``K`` keeps the top card (the next is discarded),
-    ``D`` discards it (and the next is kept). ``first`` is the first player.
+    ``D`` discards it (and the next is kept). ``first`` is the first player. The deck must
+    hold every card once (:func:`check_deck`); every card not kept is discarded.
     """
-    kept = [0, 0]
-    discard = 0
-    for turn, letter in enumerate(draft):
-        top = deck[2 * turn]
-        other = deck[2 * turn + 1]
-        if letter == "D":
-            top, other = other, top
-        kept[turn_seat(turn, first)] |= 1 << top
-        discard |= 1 << other
-    return DraftOutcome((kept[0], kept[1]), discard)
+    offsets = draft.encode("ascii").translate(_DRAFT_OFFSETS)  # 0 keeps the top card, 1 the next
+    kept = list(map(deck.__getitem__, map(add, _TURN_STARTS, offsets)))
+    # the first player takes turns 0, 2, 4, ...; the cards are distinct, so bits add up
+    leading = sum(map(BITS.__getitem__, kept[0::2]))
+    second = sum(map(BITS.__getitem__, kept[1::2]))
+    holdings = (leading, second) if first == 0 else (second, leading)
+    return DraftOutcome(holdings, FULL_DECK_MASK & ~(leading | second))
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +217,13 @@ def exchange_two_player(
 
 def check_deal(deal: Sequence[Sequence[Card]]) -> tuple[int, ...]:
     """Raise unless ``deal`` gives every card to exactly one seat; return the holdings."""
+    if sum(len(cards) for cards in deal) == 52 and len(set().union(*deal)) == 52:
+        # 52 distinct cards: a holding's bits can be added up instead of or-ed
+        return tuple(sum(map(BITS.__getitem__, cards)) for cards in deal)
+    return _find_duplicate(deal)
+
+
+def _find_duplicate(deal: Sequence[Sequence[Card]]) -> tuple[int, ...]:
     owner: dict[Card, tuple[int, int]] = {}
     holdings = []
     for seat, cards in enumerate(deal):

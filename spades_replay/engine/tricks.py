@@ -18,7 +18,7 @@ False
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from spades_replay.engine.actions import IllegalActionError
 from spades_replay.engine.cards import (
@@ -134,8 +134,7 @@ def trick_winner(cards: Sequence[Card], leader: Seat, seat_count: int) -> Seat:
     return (leader + offset) % seat_count
 
 
-@dataclass(frozen=True, slots=True)
-class Trick:
+class Trick(NamedTuple):
     """One trick: who led, the cards in play order, who won (``None`` while unfinished)."""
 
     number: int
@@ -154,11 +153,13 @@ class Trick:
         return tuple((self.seat_of(i), card) for i, card in enumerate(self.cards))
 
 
-@dataclass(frozen=True, slots=True)
-class PlayOutcome:
-    """The card play of one hand, replayed: the tricks, each seat's count, what is left."""
+class PlayOutcome(NamedTuple):
+    """The card play of one hand, replayed: who won each trick, each seat's count, what is
+    left in every hand, whether spades were broken. :attr:`tricks` spells the tricks out."""
 
-    tricks: tuple[Trick, ...]
+    plays: tuple[Card, ...]
+    leader: Seat
+    winners: tuple[Seat, ...]
     tricks_won: tuple[int, ...]
     holdings: tuple[int, ...]
     spades_broken: bool
@@ -166,65 +167,100 @@ class PlayOutcome:
     @property
     def complete(self) -> bool:
         """Whether all 13 tricks were played."""
-        return len(self.tricks) == 13 and self.tricks[-1].winner is not None
+        return len(self.winners) == 13
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """Every trick, the last one unfinished (winner ``None``) if play stopped mid-trick."""
+        count = len(self.holdings)
+        tricks = []
+        leader = self.leader
+        for number in range(1, (len(self.plays) + count - 1) // count + 1):
+            cards = self.plays[(number - 1) * count : number * count]
+            winner = self.winners[number - 1] if number <= len(self.winners) else None
+            tricks.append(Trick(number, leader, cards, winner, count))
+            if winner is not None:
+                leader = winner
+        return tuple(tricks)
 
 
 def play_out(
     holdings: Sequence[int],
     leader: Seat,
     plays: Sequence[Card],
-    *,
-    first_index: int = 0,
 ) -> PlayOutcome:
     """Replay a hand's card play from its start, checking every card.
 
     ``holdings`` are the seats' cards when play begins, ``leader`` leads the first trick, and
     ``plays`` are the cards in order (at most 13 per seat). Raises
-    :class:`IllegalActionError` at the first illegal card; ``first_index`` offsets the index in
-    its ``("plays", i)`` address.
+    :class:`IllegalActionError` (addressed ``("plays", i)``) at the first illegal card.
+
+    This is the validator's hot loop, so the tests of :func:`play_violation` are written out
+    inline; any card they stop goes through :func:`check_play`, which says why. The test
+    suite checks that this loop and :func:`play_violation` agree on random plays.
     """
-    seat_count = len(holdings)
+    count = len(holdings)
+    last = count - 1
     held = list(holdings)
-    won = [0] * seat_count
-    tricks: list[Trick] = []
+    won = [0] * count
+    winners: list[Seat] = []
     broken = False
     seat = leader
-    led: Suit | None = None
+    position = 0
+    led = 0
     best = 0
     best_seat = leader
-    trick_cards: list[Card] = []
+    suit_masks = SUIT_MASKS
+    others = NON_SPADES_MASK
     for index, card in enumerate(plays):
         holding = held[seat]
-        if play_violation(holding, card, led, broken) is not None:
-            check_play(
-                holding,
-                card,
-                led,
-                broken,
-                seat=seat,
-                at=("plays", first_index + index),
-                trick=len(tricks) + 1,
-                position=len(trick_cards) + 1,
-            )
-        held[seat] = holding & ~(1 << card)
-        if card >= FIRST_SPADE:
-            broken = True
-        trick_cards.append(card)
-        if led is None:
+        if position:
+            suit = card // 13
+            if not holding >> card & 1 or (suit != led and holding & suit_masks[led]):
+                _refuse(holding, card, led, broken, seat, index, len(winners), position)
+            if card > best and (card >= FIRST_SPADE or suit == led):
+                best = card
+                best_seat = seat
+        else:
+            if not holding >> card & 1 or (card >= FIRST_SPADE and not broken and holding & others):
+                _refuse(holding, card, None, broken, seat, index, len(winners), position)
             led = card // 13
             best = card
             best_seat = seat
-        elif beats(card, best):
-            best = card
-            best_seat = seat
-        if len(trick_cards) == seat_count:
-            tricks.append(Trick(len(tricks) + 1, leader, tuple(trick_cards), best_seat, seat_count))
+        held[seat] = holding ^ (1 << card)
+        if position == last:
+            if best >= FIRST_SPADE:  # the best card is a spade exactly when one was played
+                broken = True
+            winners.append(best_seat)
             won[best_seat] += 1
-            leader = seat = best_seat
-            led = None
-            trick_cards = []
+            seat = best_seat
+            position = 0
         else:
-            seat = (seat + 1) % seat_count
-    if trick_cards:
-        tricks.append(Trick(len(tricks) + 1, leader, tuple(trick_cards), None, seat_count))
-    return PlayOutcome(tuple(tricks), tuple(won), tuple(held), broken)
+            if card >= FIRST_SPADE:
+                broken = True
+            position += 1
+            seat = seat + 1 if seat < last else 0
+    return PlayOutcome(tuple(plays), leader, tuple(winners), tuple(won), tuple(held), broken)
+
+
+def _refuse(
+    holding: int,
+    card: Card,
+    led: Suit | None,
+    broken: bool,
+    seat: Seat,
+    index: int,
+    tricks_done: int,
+    position: int,
+) -> None:
+    check_play(
+        holding,
+        card,
+        led,
+        broken,
+        seat=seat,
+        at=("plays", index),
+        trick=tricks_done + 1,
+        position=position + 1,
+    )
+    raise AssertionError(f"play_out refused {CARD_NAMES[card]} but check_play allows it")

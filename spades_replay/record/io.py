@@ -131,8 +131,27 @@ def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     """The record in a JSON document; raises :class:`FormatError` when it is not one.
 
     Only the format is checked here; :func:`spades_replay.replay` checks the rules.
+
+    A valid record is parsed and validated in one pass by pydantic (the fastest way, as
+    docs/performance.md measures). Anything else takes a slower path that explains it: orjson
+    for syntax and encoding errors (with line and column), the header for versions, then
+    pydantic's errors, from the same JSON-mode validation as the fast path.
     """
-    return from_data(parse_json(data, limits), limits)
+    check_size(len(data), limits)
+    context = None if limits is DEFAULT_LIMITS else {"limits": limits}
+    try:
+        return RECORD_ADAPTER.validate_json(data, context=context)
+    except ValidationError:
+        pass
+    value = parse_json(data, limits)
+    check_header(value)
+    text = data[len(BOM) :] if isinstance(data, bytes) and data.startswith(BOM) else data
+    if isinstance(text, str) and text.startswith("\ufeff"):
+        text = text[1:]
+    try:
+        return RECORD_ADAPTER.validate_json(text, context=context)
+    except ValidationError as error:
+        raise FormatError(problems_from_validation(error)) from None
 
 
 def read_bytes(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) -> bytes:

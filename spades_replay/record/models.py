@@ -10,6 +10,7 @@ actions are legal is for :mod:`spades_replay.engine`.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -58,12 +59,23 @@ def _too_long(length: int, limit: int) -> PydanticCustomError:
     )
 
 
+INT_RANGE = (-(2**63), 2**64 - 1)
+"""The integers JSON tools agree on (orjson writes no others)."""
+
+
 def _check_free_form(value: JsonValue, info: ValidationInfo) -> JsonValue:
-    """Bound the depth and the string lengths of a free-form value (an extension)."""
+    """Bound the depth and the string lengths of a free-form value (an extension), and keep
+    its numbers to those every JSON tool reads alike: finite, integers within 64 bits."""
     limits = _limits(info)
     pending: list[tuple[JsonValue, int]] = [(value, 1)]
     while pending:
         item, depth = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise PydanticCustomError("number", "{value} is not a JSON number", {"value": item})
+        if isinstance(item, int) and not INT_RANGE[0] <= item <= INT_RANGE[1]:
+            raise PydanticCustomError(
+                "number", "the integer {value} is beyond 64 bits", {"value": item}
+            )
         if isinstance(item, str):
             if len(item) > limits.string_chars:
                 raise _too_long(len(item), limits.string_chars)

@@ -1,0 +1,308 @@
+"""The speed and memory benchmark of spades-replay: ``./dev bench [--quick] [--write-docs]``.
+
+Every figure is a ratio against a baseline measured in the same run on the same bytes
+(``orjson.loads`` of each record), because the machines are shared and noisy: absolute
+speeds move with the load, ratios much less. Each stage is timed in several rounds, each
+round timing the baseline right before the stage; the median of the per-round ratios is
+reported.
+
+Stages, on a fixed seeded corpus (2,000 games of each variant; 200 with ``--quick``):
+
+- ``parse``: ``orjson.loads`` alone (the baseline);
+- ``load``: parsing with schema validation (``spades_replay.loads``);
+- ``replay``: replay of already-loaded records (legal replay, scoring, claims);
+- ``validate``: end to end, bytes to verdict (``validate_bytes``), on one core;
+- ``stats``: validation plus the three stats tables, on one core;
+
+then ``validate --jobs 2`` against ``--jobs 1`` on a corpus file, and the peak resident
+memory of validating a ``.jsonl`` of at least 1 GB (100 MB with ``--quick``), for one
+process and for the whole process tree with ``--jobs 2``.
+
+Results go to ``benchmarks/out/results.json``; ``--write-docs`` also puts them in
+docs/performance.md between its ``bench`` markers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import platform
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from spades_replay.engine.seats import Variant
+from spades_replay.record.io import loads
+from spades_replay.replay import check
+from spades_replay.simulate import CorpusSpec, write_corpus
+from spades_replay.stats.collect import RowSink
+from spades_replay.validate import CorpusValidation, check_bytes, validate_bytes
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "out"
+DOCS = ROOT / "docs" / "performance.md"
+TARGETS = {
+    "validate": 0.15,
+    "validate_stretch": 0.25,
+    "jobs_speedup": 1.7,
+    "peak_mb": 200,
+}
+
+
+def corpus(variant: Variant, games: int, seed: int) -> Path:
+    """The benchmark corpus of a variant, simulated once and kept in benchmarks/out/."""
+    path = OUT / f"corpus-{variant.value}-{games}-s{seed}.jsonl"
+    if not path.exists():
+        print(f"simulating {games} {variant.value} games into {path} ...", file=sys.stderr)
+        write_corpus(CorpusSpec(variant, games, seed), path, jobs=0)
+    return path
+
+
+def timed(function: Callable[[Any], object], items: Sequence[Any]) -> float:
+    """Seconds to call ``function`` on every item."""
+    start = time.perf_counter()
+    for item in items:
+        function(item)
+    return time.perf_counter() - start
+
+
+def ratio_rounds(
+    stage: Callable[[bytes], Any],
+    lines: Sequence[bytes],
+    rounds: int,
+    then: Callable[[Any], object] | None = None,
+) -> tuple[float, float]:
+    """(median ratio of baseline time to stage time, median stage seconds).
+
+    With ``then``, ``stage`` only looks each line's input up, untimed, and ``then`` is timed.
+    """
+    ratios = []
+    seconds = []
+    for _ in range(rounds):
+        base = timed(orjson.loads, lines)
+        if then is None:
+            took = timed(stage, lines)
+        else:
+            inputs = [stage(line) for line in lines]
+            took = timed(then, inputs)
+        ratios.append(base / took)
+        seconds.append(took)
+    return statistics.median(ratios), statistics.median(seconds)
+
+
+def stage_figures(lines: Sequence[bytes], rounds: int) -> dict[str, dict[str, float]]:
+    """Hands per second and ratio to the baseline for every stage, on ``lines``."""
+    hands = sum(len(orjson.loads(line)["hands"]) for line in lines)
+
+    def stats(line: bytes) -> object:
+        sink = RowSink()
+        report, replayed = check_bytes(line)
+        if replayed is not None:
+            sink.add(replayed, "bench")
+        return report
+
+    stages: dict[str, Callable[[bytes], object]] = {
+        "parse": orjson.loads,
+        "load": loads,
+        "replay": check,
+        "validate": validate_bytes,
+        "stats": stats,
+    }
+    figures = {}
+    for name, function in stages.items():
+        if name == "replay":
+            # from records already loaded; held only while this stage runs, so that the
+            # other stages see the small heap a streaming validator has
+            records = {line: loads(line) for line in lines}
+            ratio, seconds = ratio_rounds(records.__getitem__, lines, rounds, then=check)
+            del records
+        else:
+            ratio, seconds = ratio_rounds(function, lines, rounds)
+        gc.collect()
+        figures[name] = {"hands_per_second": hands / seconds, "ratio": ratio}
+        print(f"  {name:9s} {hands / seconds:10.0f} hands/s   ratio {ratio:.3f}", file=sys.stderr)
+    return figures
+
+
+def jobs_figures(path: Path) -> dict[str, float]:
+    """Wall time of validating ``path`` on one and on two worker processes."""
+    times = {}
+    for jobs in (1, 2):
+        start = time.perf_counter()
+        validation = CorpusValidation([path], jobs=jobs, chunk_bytes=4 * 1024 * 1024)
+        invalid = sum(1 for _ in validation)
+        times[jobs] = time.perf_counter() - start
+        assert invalid == 0, "the benchmark corpus must be valid"
+        print(f"  --jobs {jobs}: {times[jobs]:.1f} s", file=sys.stderr)
+    return {"jobs_1_seconds": times[1], "jobs_2_seconds": times[2], "speedup": times[1] / times[2]}
+
+
+def big_corpus(sources: Sequence[Path], size: int) -> Path:
+    """A corpus of at least ``size`` bytes: the benchmark corpora's lines, repeated."""
+    path = OUT / f"big-{size // 1_000_000}MB.jsonl"
+    if path.exists() and path.stat().st_size >= size:
+        return path
+    lines = [line for source in sources for line in source.read_bytes().splitlines()]
+    block = b"\n".join(lines) + b"\n"
+    written = 0
+    with path.open("wb") as stream:
+        while written < size:
+            stream.write(block)
+            written += len(block)
+    return path
+
+
+def _tree_rss_kib(root: int) -> int:
+    """The resident memory of a process and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    rss: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            status = Path(f"/proc/{entry}/status").read_text()
+        except OSError:
+            continue
+        parent = re.search(r"^PPid:\s+(\d+)", status, re.M)
+        resident = re.search(r"^VmRSS:\s+(\d+)", status, re.M)
+        if parent:
+            children.setdefault(int(parent.group(1)), []).append(int(entry))
+        rss[int(entry)] = int(resident.group(1)) if resident else 0
+    total = 0
+    pending = [root]
+    while pending:
+        pid = pending.pop()
+        total += rss.get(pid, 0)
+        pending.extend(children.get(pid, []))
+    return total
+
+
+def memory_figures(path: Path) -> dict[str, float]:
+    """Peak memory of validating ``path``: one process (--jobs 1), and the process tree
+    sampled every 50 ms (--jobs 2)."""
+    figures: dict[str, float] = {"corpus_mb": path.stat().st_size / 1e6}
+    command = [sys.executable, "-m", "spades_replay", "validate", "--quiet", "--no-progress"]
+    start = time.perf_counter()
+    single = subprocess.run([*command, str(path)], capture_output=True, check=False)
+    figures["jobs_1_seconds"] = time.perf_counter() - start
+    assert single.returncode == 0, single.stdout + single.stderr
+    figures["jobs_1_peak_mb"] = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [*command, "--jobs", "2", str(path)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, _tree_rss_kib(process.pid))
+        time.sleep(0.05)
+    figures["jobs_2_seconds"] = time.perf_counter() - start
+    assert process.returncode == 0, process.stderr.read() if process.stderr else ""
+    figures["jobs_2_tree_peak_mb"] = peak / 1024
+    print(
+        f"  1 process: {figures['jobs_1_peak_mb']:.0f} MB peak; "
+        f"--jobs 2 tree: {figures['jobs_2_tree_peak_mb']:.0f} MB peak",
+        file=sys.stderr,
+    )
+    return figures
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The results as the tables of docs/performance.md."""
+    lines = [
+        f"Run on {results['when']} ({results['machine']}), corpus of {results['games']} games "
+        f"per variant; medians of {results['rounds']} rounds.",
+        "",
+        "| stage | variant | hands/s | ratio to orjson.loads |",
+        "| --- | --- | ---: | ---: |",
+    ]
+    for variant, figures in results["stages"].items():
+        for stage, values in figures.items():
+            lines.append(
+                f"| {stage} | {variant} | {values['hands_per_second']:,.0f} | "
+                f"{values['ratio']:.3f} |"
+            )
+    jobs = results["jobs"]
+    memory = results["memory"]
+    validate = min(figures["validate"]["ratio"] for figures in results["stages"].values())
+    peak = max(memory["jobs_1_peak_mb"], memory["jobs_2_tree_peak_mb"])
+    lines += [
+        "",
+        "| target | measured | met |",
+        "| --- | --- | --- |",
+        f"| end-to-end validate >= {TARGETS['validate']} of orjson (stretch "
+        f"{TARGETS['validate_stretch']}) | {validate:.3f} (the lower variant) | "
+        f"{'yes' if validate >= TARGETS['validate'] else 'no'} |",
+        f"| --jobs 2 >= {TARGETS['jobs_speedup']} x --jobs 1 | {jobs['speedup']:.2f} x "
+        f"({jobs['jobs_1_seconds']:.1f} s / {jobs['jobs_2_seconds']:.1f} s) | "
+        f"{'yes' if jobs['speedup'] >= TARGETS['jobs_speedup'] else 'no'} |",
+        f"| peak memory validating {memory['corpus_mb']:,.0f} MB <= {TARGETS['peak_mb']} MB | "
+        f"{memory['jobs_1_peak_mb']:.0f} MB (--jobs 1), {memory['jobs_2_tree_peak_mb']:.0f} MB "
+        f"(--jobs 2, all processes) | {'yes' if peak <= TARGETS['peak_mb'] else 'no'} |",
+    ]
+    return "\n".join(lines)
+
+
+def write_docs(text: str) -> None:
+    """Replace the part of docs/performance.md between its bench markers."""
+    doc = DOCS.read_text()
+    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
+    if start not in doc or end not in doc:
+        raise SystemExit(f"{DOCS} has no {start} ... {end} markers")
+    head, rest = doc.split(start, 1)
+    _, tail = rest.split(end, 1)
+    DOCS.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a small corpus, a short run")
+    parser.add_argument(
+        "--write-docs", action="store_true", help="put the results in docs/performance.md"
+    )
+    arguments = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    games = 200 if arguments.quick else 2000
+    rounds = 3 if arguments.quick else 7
+    paths = {
+        Variant.TWO_PLAYER: corpus(Variant.TWO_PLAYER, games, 101),
+        Variant.FOUR_PLAYER: corpus(Variant.FOUR_PLAYER, games, 202),
+    }
+    results: dict[str, Any] = {
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
+        "games": games,
+        "rounds": rounds,
+        "stages": {},
+    }
+    sample = 300 if arguments.quick else 1000
+    for variant, path in paths.items():
+        print(f"{variant.value}:", file=sys.stderr)
+        lines = path.read_bytes().splitlines()[:sample]
+        results["stages"][variant.value] = stage_figures(lines, rounds)
+    print("--jobs:", file=sys.stderr)
+    results["jobs"] = jobs_figures(
+        big_corpus(list(paths.values()), 60_000_000 if arguments.quick else 250_000_000)
+    )
+    print("memory:", file=sys.stderr)
+    size = 100_000_000 if arguments.quick else 1_000_000_000
+    results["memory"] = memory_figures(big_corpus(list(paths.values()), size))
+    (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
+    text = markdown(results)
+    print(text)
+    if arguments.write_docs:
+        write_docs(text)
+
+
+if __name__ == "__main__":
+    main()
