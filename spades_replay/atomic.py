@@ -29,6 +29,7 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     directory = target.parent
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=directory)
     try:
+        os.fchmod(fd, _mode_for(target))
         with os.fdopen(fd, "wb") as stream:
             yield stream
             stream.flush()
@@ -38,6 +39,17 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def _mode_for(target: Path) -> int:
+    """The permissions the file would have been given by a plain ``open``: those of the file
+    it replaces, else the usual ones under the process's umask (mkstemp's are private)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> None:
