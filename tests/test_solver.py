@@ -1,0 +1,309 @@
+"""The double-dummy solver against plain exhaustive minimax, on thousands of small endgames.
+
+The reference below is as simple as possible: every legal card, every trick, no pruning, only
+the engine's own rules (``legal_plays``, ``trick_winner``). The default run checks a few
+thousand random endgames of both variants in a few seconds; set ``SPADES_SOLVER_CROSSCHECK``
+to a number of endgames per size (e.g. ``SPADES_SOLVER_CROSSCHECK=2000``) for a bigger run,
+which also tries larger endgames (five tricks in two-player, four in four-player).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import random
+
+import pytest
+
+from spades_replay.analysis.solver import (
+    Position,
+    Solver,
+    equivalent_cards,
+    solve,
+)
+from spades_replay.engine.cards import cards_of, mask_of, names_of, parse_card
+from spades_replay.engine.seats import Variant
+from spades_replay.engine.tricks import legal_plays, trick_winner
+
+TWO = Variant.TWO_PLAYER
+FOUR = Variant.FOUR_PLAYER
+BIG = int(os.environ.get("SPADES_SOLVER_CROSSCHECK", "0"))
+
+
+def hand(text: str) -> int:
+    """A holding from card names: ``hand("AS KH 2C")``."""
+    return mask_of(parse_card(name) for name in text.split())
+
+
+@functools.cache
+def exhaustive_tricks(
+    variant: Variant,
+    holdings: tuple[int, ...],
+    leader: int,
+    trick: tuple[int, ...],
+    broken: bool,
+) -> int:
+    """Side 0's tricks from here, both sides playing perfectly: plain minimax."""
+    n = variant.seat_count
+    seat = (leader + len(trick)) % n
+    if not holdings[seat]:
+        return 0
+    led = trick[0] // 13 if trick else None
+    results = []
+    for card in cards_of(legal_plays(holdings[seat], led, broken)):
+        rest = list(holdings)
+        rest[seat] &= ~(1 << card)
+        played = (*trick, card)
+        now_broken = broken or card >= 39
+        if len(played) < n:
+            results.append(exhaustive_tricks(variant, tuple(rest), leader, played, now_broken))
+        else:
+            winner = trick_winner(played, leader, n)
+            won = variant.side_of(winner) == 0
+            results.append(won + exhaustive_tricks(variant, tuple(rest), winner, (), now_broken))
+    return max(results) if variant.side_of(seat) == 0 else min(results)
+
+
+@functools.cache
+def exhaustive_nil(
+    variant: Variant,
+    nil: int,
+    holdings: tuple[int, ...],
+    leader: int,
+    trick: tuple[int, ...],
+    broken: bool,
+) -> bool:
+    """Whether the side against ``nil`` can force her to win a trick: plain minimax."""
+    n = variant.seat_count
+    seat = (leader + len(trick)) % n
+    if not holdings[seat]:
+        return False
+    led = trick[0] // 13 if trick else None
+    results = []
+    for card in cards_of(legal_plays(holdings[seat], led, broken)):
+        rest = list(holdings)
+        rest[seat] &= ~(1 << card)
+        played = (*trick, card)
+        now_broken = broken or card >= 39
+        if len(played) < n:
+            results.append(exhaustive_nil(variant, nil, tuple(rest), leader, played, now_broken))
+        else:
+            winner = trick_winner(played, leader, n)
+            results.append(
+                winner == nil or exhaustive_nil(variant, nil, tuple(rest), winner, (), now_broken)
+            )
+    defending = variant.side_of(seat) != variant.side_of(nil)
+    return any(results) if defending else all(results)
+
+
+def random_endgame(rng: random.Random, variant: Variant, tricks: int) -> Position:
+    """``tricks`` tricks left, dealt at random, some of the first trick already played."""
+    n = variant.seat_count
+    deck = rng.sample(range(52), n * tricks)
+    holdings = tuple(mask_of(deck[seat * tricks : (seat + 1) * tricks]) for seat in range(n))
+    won = [0] * n
+    for _ in range(13 - tricks):
+        won[rng.randrange(n)] += 1
+    position = Position(
+        variant,
+        holdings,
+        leader=rng.randrange(n),
+        spades_broken=rng.random() < 0.5,
+        tricks_won=tuple(won),
+    )
+    for _ in range(rng.randrange(n)):
+        position = position.play(rng.choice(cards_of(position.legal_plays())))
+    return position
+
+
+def reference(position: Position) -> int:
+    """Side 0's final count by exhaustive search."""
+    future = exhaustive_tricks(
+        position.variant,
+        position.holdings,
+        position.leader,
+        position.trick,
+        position.spades_broken,
+    )
+    return position.side_tricks[0] + future
+
+
+SIZES = [(TWO, 1, 300), (TWO, 2, 600), (TWO, 3, 900), (TWO, 4, 300)]
+SIZES += [(FOUR, 1, 300), (FOUR, 2, 600), (FOUR, 3, 150)]
+if BIG:
+    SIZES = [(variant, tricks, BIG) for variant, tricks, _ in SIZES]
+    SIZES += [(TWO, 5, BIG), (FOUR, 4, max(1, BIG // 10))]
+
+
+@pytest.mark.parametrize(("variant", "tricks", "count"), SIZES)
+def test_tricks_agree_with_exhaustive_minimax(variant: Variant, tricks: int, count: int) -> None:
+    rng = random.Random(f"{variant}-{tricks}")
+    shared = Solver(variant)  # one table for every endgame: stored results must transfer
+    for _ in range(count):
+        position = random_endgame(rng, variant, tricks)
+        expected = reference(position)
+        total = sum(position.tricks_won) + position.tricks_left
+        assert shared.tricks(position) == (expected, total - expected), position
+        assert Solver(variant).tricks(position, guess=rng.randrange(14))[0] == expected
+
+
+@pytest.mark.parametrize(("variant", "tricks", "count"), SIZES[:3] + SIZES[4:6])
+def test_card_values_agree_with_exhaustive_minimax(
+    variant: Variant, tricks: int, count: int
+) -> None:
+    rng = random.Random(f"cards-{variant}-{tricks}")
+    solver = Solver(variant)
+    for _ in range(count // 3):
+        position = random_endgame(rng, variant, tricks)
+        side = variant.side_of(position.to_move)
+        values = solver.card_values(position)
+        assert set(values) == set(cards_of(position.legal_plays()))
+        for card, value in values.items():
+            after = position.play(card)
+            side0 = reference(after)
+            total = sum(after.tricks_won) + after.tricks_left
+            assert value == (side0 if side == 0 else total - side0), (position, card)
+            assert solver.at_least(after, side, value)
+            assert not solver.at_least(after, side, value + 1)
+
+
+NIL_SIZES = [(TWO, 2, 300), (TWO, 3, 600), (TWO, 4, 200), (FOUR, 2, 400), (FOUR, 3, 100)]
+if BIG:
+    NIL_SIZES = [(variant, tricks, BIG) for variant, tricks, _ in NIL_SIZES]
+
+
+@pytest.mark.parametrize(("variant", "tricks", "count"), NIL_SIZES)
+def test_nil_verdicts_agree_with_exhaustive_search(
+    variant: Variant, tricks: int, count: int
+) -> None:
+    rng = random.Random(f"nil-{variant}-{tricks}")
+    solvers = Solver(variant)
+    verdicts = set()
+    for _ in range(count):
+        position = random_endgame(rng, variant, tricks)
+        nil = rng.randrange(variant.seat_count)
+        expected = exhaustive_nil(
+            variant,
+            nil,
+            position.holdings,
+            position.leader,
+            position.trick,
+            position.spades_broken,
+        )
+        assert solvers.nil_forced(position, nil) == expected, (position, nil)
+        verdicts.add(expected)
+    assert verdicts == {True, False}
+
+
+def test_four_player_partner_helps_the_nil_bidder() -> None:
+    # Beth (seat 1) bid Nil and holds only the 9C. Alex leads the 2C; David (her partner,
+    # seat 3) holds the AC and covers her 9C if Charlie ducks below it.
+    position = Position(
+        FOUR,
+        holdings=(hand("2C"), hand("9C"), hand("3C"), hand("AC")),
+        leader=0,
+    )
+    assert not Solver(FOUR).nil_forced(position, 1)
+    # without the ace beside her, Charlie plays low and the 9C wins
+    alone = Position(FOUR, holdings=(hand("2C"), hand("9C"), hand("3C"), hand("4D")), leader=0)
+    assert Solver(FOUR).nil_forced(alone, 1)
+
+
+def test_a_top_spade_always_wins_its_trick() -> None:
+    # Drew bid Nil with the ace of spades: it wins whenever she plays it
+    position = Position(TWO, holdings=(hand("KS 2H 3H"), hand("AS 4H 5H")), leader=0)
+    assert Solver(TWO).nil_forced(position, 1)
+    # and her hearts are higher: she takes every trick
+    assert Solver(TWO).tricks(position) == (0, 3)
+    # without the ace she ducks both hearts and Megan's KS wins the last trick
+    ducking = Position(TWO, holdings=(hand("KS 6H 7H"), hand("QS 4H 5H")), leader=0)
+    assert not Solver(TWO).nil_forced(ducking, 1)
+
+
+def test_spades_cannot_be_led_until_broken() -> None:
+    # Megan must lead her KD, which Drew ruffs; once spades are broken she draws his trump
+    holdings = (hand("KD TS"), hand("2C 5S"))
+    assert Solver(TWO).tricks(Position(TWO, holdings, leader=0)) == (1, 1)
+    broken = Position(TWO, holdings, leader=0, spades_broken=True)
+    assert Solver(TWO).tricks(broken) == (2, 0)
+
+
+def test_mid_trick_and_tricks_won_so_far() -> None:
+    # Alex led the KH; Beth, Charlie and David still to play; 9 tricks already won
+    position = Position(
+        FOUR,
+        holdings=(hand("2C"), hand("AH 3C"), hand("4H 5C"), hand("2S 6C")),
+        leader=0,
+        trick=(parse_card("KH"),),
+        tricks_won=(3, 2, 2, 2),
+    )
+    assert position.to_move == 1
+    assert position.tricks_left == 2
+    assert Solver(FOUR).tricks(position) == (5, 6)
+
+
+def test_equivalent_cards_are_adjacent_among_the_unplayed() -> None:
+    # Megan holds 9H, JH and 2H; the TH is gone, so 9H and JH are equivalent; Drew's 5H
+    # separates the 2H from them
+    position = Position(TWO, holdings=(hand("9H JH 2H"), hand("5H AD QD")), leader=0)
+    assert names_of(equivalent_cards(position, parse_card("9H"))) == "9H JH"
+    assert names_of(equivalent_cards(position, parse_card("2H"))) == "2H"
+    # a card on the table is still in play: with the TH led, 9H and JH differ
+    led = Position(TWO, holdings=(hand("TH AD"), hand("9H JH")), leader=0).play(parse_card("TH"))
+    assert names_of(equivalent_cards(led, parse_card("9H"))) == "9H"
+    with pytest.raises(ValueError, match="does not hold"):
+        equivalent_cards(led, parse_card("2C"))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"holdings": (hand("AS"),)}, "needs 2 holdings"),
+        ({"holdings": (hand("AS"), hand("AS"))}, "AS held by two seats"),
+        ({"holdings": (hand("AS"), hand("KS 2C"))}, "seat 1 holds 2 card"),
+        ({"leader": 2}, "no seat 2"),
+        ({"trick": (parse_card("QS"),)}, "spades are broken"),
+        ({"trick": (parse_card("AS"),), "spades_broken": True}, "not a free card"),
+        ({"tricks_won": (13, 0)}, "more than 13 tricks"),
+        ({"tricks_won": (1,)}, "tricks_won needs 2"),
+        ({"holdings": (1 << 60, hand("KS"))}, "not a set of cards"),
+    ],
+)
+def test_impossible_positions_are_refused(kwargs: dict[str, object], message: str) -> None:
+    arguments: dict[str, object] = {
+        "variant": TWO,
+        "holdings": (hand("AS"), hand("KS")),
+        "leader": 0,
+    }
+    arguments.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        Position(**arguments)  # type: ignore[arg-type]
+
+
+def test_illegal_plays_and_wrong_variants_are_refused() -> None:
+    position = Position(TWO, holdings=(hand("AS 2H"), hand("KS 3H")), leader=0)
+    with pytest.raises(ValueError, match="may not play AS"):
+        position.play(parse_card("AS"))
+    with pytest.raises(ValueError, match="may not play 99"):
+        position.play(99)
+    with pytest.raises(ValueError, match="two-player solver cannot search a four-player"):
+        Solver(TWO).tricks(Position(FOUR, (hand("AS"), hand("KS"), hand("QS"), hand("JS")), 0))
+    with pytest.raises(ValueError, match="no seat 5"):
+        Solver(TWO).nil_forced(position, 5)
+
+
+def test_a_time_cap_is_reported_with_the_bounds_proved() -> None:
+    rng = random.Random(11)
+    position = random_endgame(rng, FOUR, 13)
+    capped = solve(position, time_cap=0.0)
+    assert capped.capped
+    assert capped.tricks is None
+    low, high = capped.side0_bounds
+    assert 0 <= low <= high <= 13
+    assert capped.to_dict()["capped"] is True
+    small = random_endgame(rng, TWO, 4)
+    exact = solve(small)
+    assert not exact.capped
+    assert exact.tricks is not None
+    assert exact.side0_bounds == (exact.tricks[0], exact.tricks[0])
+    assert exact.tricks[0] == reference(small)
