@@ -1,9 +1,23 @@
 """Double-dummy analysis: perfect play with every hand known, and what each card cost.
 
-:mod:`.solver` solves any position of either variant: the most tricks each side can take,
-and whether a Nil can be forced to take a trick.
+:mod:`.solver` solves any position of either variant (the most tricks each side can take,
+whether a Nil can be forced to take a trick); :mod:`.play` judges every card of a replayed
+hand against it. Results are plain frozen dataclasses with ``to_dict()``.
+
+    from spades_replay.analysis import analyze_replay
+    for hand in analyze_replay(spades_replay.replay(record), time_cap=60):
+        print(hand.number, hand.par, hand.made, hand.tricks_lost)
 """
 
+from spades_replay.analysis.play import (
+    HandAnalysis,
+    NilAnalysis,
+    NilSwing,
+    PlayAnalysis,
+    analyze_hand,
+    analyze_hands,
+    analyze_replay,
+)
 from spades_replay.analysis.solver import (
     Position,
     SearchTimeoutError,
@@ -14,10 +28,17 @@ from spades_replay.analysis.solver import (
 )
 
 __all__ = [
+    "HandAnalysis",
+    "NilAnalysis",
+    "NilSwing",
+    "PlayAnalysis",
     "Position",
     "SearchTimeoutError",
     "Solution",
     "Solver",
+    "analyze_hand",
+    "analyze_hands",
+    "analyze_replay",
     "equivalent_cards",
     "solve",
 ]

@@ -12,10 +12,17 @@ import sys
 from collections.abc import Sequence
 
 from spades_replay import __version__
-from spades_replay.cli import replay_cmd, schema_cmd, simulate_cmd, stats_cmd, validate_cmd
+from spades_replay.cli import (
+    analyze_cmd,
+    replay_cmd,
+    schema_cmd,
+    simulate_cmd,
+    stats_cmd,
+    validate_cmd,
+)
 from spades_replay.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
-COMMANDS = (validate_cmd, replay_cmd, stats_cmd, simulate_cmd, schema_cmd)
+COMMANDS = (validate_cmd, replay_cmd, analyze_cmd, stats_cmd, simulate_cmd, schema_cmd)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,332 @@
+"""``spades-replay analyze FILE``: double-dummy analysis of a game, hand by hand.
+
+For each hand: the par (what perfect play would have made) beside the bids and the tricks
+made, every play with what it cost, the best alternatives to each costly play, and each Nil's
+verdict. See docs/analysis.md for the method and its limits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import orjson
+from rich.console import Console, Group
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from spades_replay.analysis.play import HandAnalysis, PlayAnalysis, analyze_hands
+from spades_replay.cli.common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    console_for,
+    select_record,
+    stdout_console,
+)
+from spades_replay.cli.text import card_label, card_text, safe
+from spades_replay.cli.validate_cmd import bar_console, print_problem
+from spades_replay.engine.scoring import bid_name
+from spades_replay.engine.seats import Variant
+from spades_replay.errors import FormatError
+from spades_replay.record.io import loads
+from spades_replay.replay import Replay, check
+
+DEFAULT_TIME_CAP = 60.0
+"""Seconds per hand unless ``--time-cap`` says otherwise; two-player hands never need it."""
+
+
+def register(commands: Any) -> None:
+    """Add the command to the parser."""
+    parser = commands.add_parser(
+        "analyze",
+        help="double-dummy analysis: par, the cost of every card, Nil verdicts",
+        description=(
+            "Solve every position of one game's card play with all hands known: for each "
+            "hand the par (tricks each side could make with perfect play) beside the bids, "
+            "every card with the tricks it cost its side (costly plays marked, with the best "
+            "alternatives), and whether each Nil was makeable or doomed. Four-player hands "
+            "take seconds each: use --jobs, and --time-cap to bound each hand (a capped hand "
+            "says so and keeps the analysis of its later plays)."
+        ),
+        epilog="Exit codes: 0 analysed, 1 the record is invalid, 2 usage or I/O error.",
+    )
+    parser.add_argument("file", metavar="FILE", help="a record (.json) or a corpus (.jsonl)")
+    parser.add_argument(
+        "--game",
+        metavar="N",
+        help="in a corpus: the N-th record (1-based, default 1) or the record with game_id N",
+    )
+    parser.add_argument("--hand", type=int, metavar="N", help="analyse only hand N (1-based)")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text for people (default) or JSON (one document: the game and its hands)",
+    )
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes, one hand each (default 1; 0 = one per core)",
+    )
+    parser.add_argument(
+        "--time-cap",
+        type=float,
+        default=DEFAULT_TIME_CAP,
+        metavar="SECONDS",
+        help=f"stop analysing a hand after SECONDS (default {DEFAULT_TIME_CAP:g}; 0 = no cap)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.set_defaults(run=run)
+
+
+def _name(replay: Replay, seat: int, limit: int = 40) -> str:
+    return safe(replay.players[seat].name, limit)
+
+
+def _side_names(replay: Replay) -> tuple[str, str]:
+    if replay.variant is Variant.TWO_PLAYER:
+        return _name(replay, 0, 60), _name(replay, 1, 60)
+    return (
+        f"team 0 ({safe(replay.side_name(0), 80)})",
+        f"team 1 ({safe(replay.side_name(1), 80)})",
+    )
+
+
+def _where(play: PlayAnalysis) -> str:
+    return f"trick {play.trick}, card {play.position}"
+
+
+def _summary(replay: Replay, analysis: HandAnalysis) -> list[Text]:
+    names = _side_names(replay)
+    bids = Text("Bids: ", style="bold")
+    for seat, bid in enumerate(analysis.bids):
+        if seat:
+            bids.append(" · ")
+        bids.append(f"{_name(replay, seat)} ")
+        bids.append(bid_name(bid), style="bold magenta" if bid <= 0 else "bold")
+    par = Text("Par (double dummy): ", style="bold")
+    if analysis.par is None:
+        par.append("not found within the time cap", style="yellow")
+    else:
+        par.append(f"{names[0]} {analysis.par[0]} · {names[1]} {analysis.par[1]}")
+    made = Text("Made: ", style="bold")
+    made.append(f"{names[0]} {analysis.made[0]} · {names[1]} {analysis.made[1]}")
+    if not analysis.complete:
+        made.append(" (so far: the record stops in this hand)", style="yellow")
+    return [bids, par, made]
+
+
+def _nil_lines(replay: Replay, analysis: HandAnalysis) -> list[Text]:
+    lines = []
+    for nil in analysis.nils:
+        line = Text(f"{'Blind Nil' if nil.blind else 'Nil'}: ", style="bold magenta")
+        line.append(f"{_name(replay, nil.seat)} (seat {nil.seat}): ")
+        if nil.makeable is None:
+            line.append("verdict not found within the time cap", style="yellow")
+        else:
+            line.append("makeable" if nil.makeable else "doomed", style="bold")
+            line.append(" against any defence from the start of play")
+        for play in analysis.plays:
+            for swing in play.nil_swings:
+                if swing.seat == nil.seat:
+                    change = "made makeable" if swing.makeable else "lost"
+                    line.append(
+                        f"; {change} at {_where(play)} by "
+                        f"{_name(replay, play.seat)}'s {card_label(play.card)}"
+                    )
+        if nil.made is None:
+            line.append("; still open")
+        else:
+            line.append("; made" if nil.made else f"; failed ({nil.tricks} trick(s))")
+        lines.append(line)
+    return lines
+
+
+def _play_text(replay: Replay, play: PlayAnalysis) -> Text:
+    text = Text(f"{_name(replay, play.seat, 20)} ")
+    text.append_text(card_text(play.card))
+    if not play.analysed:
+        text.append(" ?", style="yellow")
+    elif play.cost:
+        text.append(f" -{play.cost}", style="bold red")
+    for swing in play.nil_swings:
+        text.append(" nil+" if swing.makeable else " nil-", style="bold magenta")
+    return text
+
+
+def _tricks_table(replay: Replay, analysis: HandAnalysis) -> Table:
+    table = Table(
+        title="Plays (-N: tricks the card cost its side; nil-/nil+: a Nil lost or let off)",
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+    )
+    table.add_column("#", justify="right")
+    table.add_column("cards in play order")
+    table.add_column("winner")
+    count = replay.variant.seat_count
+    for start in range(0, len(analysis.plays), count):
+        plays = analysis.plays[start : start + count]
+        cards = Text()
+        for index, play in enumerate(plays):
+            if index:
+                cards.append("  ")
+            cards.append_text(_play_text(replay, play))
+        number = plays[0].trick
+        tricks = replay.hands[analysis.number - 1].outcome.play.tricks
+        winner = tricks[number - 1].winner
+        table.add_row(str(number), cards, _name(replay, winner) if winner is not None else "…")
+    return table
+
+
+def _costly_lines(replay: Replay, analysis: HandAnalysis) -> list[Text]:
+    lines = []
+    for play in analysis.plays:
+        if not play.cost:
+            continue
+        line = Text(f"  {_where(play)}: {_name(replay, play.seat)} played ")
+        line.append_text(card_text(play.card))
+        side = _side_names(replay)[replay.variant.side_of(play.seat)]
+        line.append(f": -{play.cost} ({side} could make {play.best}, after it {play.value})")
+        line.append("; best: ")
+        for index, card in enumerate(play.best_cards):
+            if index:
+                line.append(" ")
+            line.append_text(card_text(card))
+        if play.nil_live:
+            line.append(" [a Nil was live]", style="magenta")
+        lines.append(line)
+    if lines:
+        lines.insert(0, Text("Costly plays:", style="bold"))
+    return lines
+
+
+def render_analysis(replay: Replay, analysis: HandAnalysis) -> Group:
+    """One analysed hand, as the terminal shows it."""
+    hand = replay.hands[analysis.number - 1]
+    parts: list[Any] = [Rule(f"Hand {analysis.number}", align="left")]
+    role = "First player" if replay.variant is Variant.TWO_PLAYER else "Dealer"
+    parts.append(
+        Text(
+            f"{role} {_name(replay, hand.outcome.dealer)}; "
+            f"{_name(replay, hand.outcome.leader)} leads"
+        )
+    )
+    parts.extend(_summary(replay, analysis))
+    parts.extend(_nil_lines(replay, analysis))
+    if analysis.capped:
+        skipped = analysis.analysed_from
+        parts.append(
+            Text(
+                f"Time cap reached: the first {skipped} of {len(analysis.plays)} plays were not "
+                "analysed (marked ?); the rest were.",
+                style="bold yellow",
+            )
+        )
+    if analysis.plays:
+        parts.append(_tricks_table(replay, analysis))
+    parts.extend(_costly_lines(replay, analysis))
+    lost = Text("Tricks lost by misplays: ", style="bold")
+    lost.append(
+        " · ".join(
+            f"{_name(replay, seat)} {count}" for seat, count in enumerate(analysis.tricks_lost)
+        )
+    )
+    parts.append(lost)
+    return Group(*parts)
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        redirect_stdout=False,
+        redirect_stderr=False,
+    )
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Analyse one record and show it."""
+    if arguments.jobs < 0:
+        raise UsageError("--jobs must be 0 (one per core) or more")
+    if not arguments.time_cap >= 0:
+        raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
+    data, line = select_record(arguments.file, arguments.game)
+    out = stdout_console()
+    where = safe(arguments.file, 500) + (f":{line}" if line is not None else "")
+    try:
+        record = loads(data)
+    except FormatError as error:
+        out.print(Text(f"{where}: invalid", style="bold red"))
+        for problem in error.problems:
+            print_problem(out, problem)
+        return EXIT_INVALID
+    replayed, problems = check(record)
+    if problems or replayed is None:
+        out.print(Text(f"{where}: invalid", style="bold red"))
+        for problem in problems:
+            print_problem(out, problem)
+        return EXIT_INVALID
+    hands = replayed.hands
+    if arguments.hand is not None:
+        if not 1 <= arguments.hand <= len(hands):
+            raise UsageError(
+                f"the game has {len(hands)} hand(s); there is no hand {arguments.hand}"
+            )
+        hands = (hands[arguments.hand - 1],)
+    as_json = arguments.format == "json"
+    err = console_for(sys.stderr)
+    slow = replayed.variant is Variant.FOUR_PLAYER and len(hands) > 1
+    place = (
+        None
+        if arguments.no_progress or not slow
+        else bar_console(out, err, text_on_stdout=not as_json)
+    )
+    bar = _progress(place) if place is not None else None
+    task = bar.add_task("analysing hands", total=len(hands)) if bar is not None else None
+    if bar is not None and place is out:
+        out = bar.console
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None and task is not None:
+            bar.update(task, completed=done, total=total)
+
+    time_cap = arguments.time_cap or None
+    results = []
+    if not as_json:
+        out.print(Text(f"Double-dummy analysis · {replayed.variant.value}", style="bold"))
+    if bar is not None:
+        bar.start()
+    try:
+        for analysis in analyze_hands(
+            hands, time_cap=time_cap, jobs=arguments.jobs, progress=progress
+        ):
+            if as_json:
+                results.append(analysis.to_dict())
+            else:
+                out.print(render_analysis(replayed, analysis))
+    finally:
+        if bar is not None:
+            bar.stop()
+    if as_json:
+        document = {
+            "game_id": replayed.game_id,
+            "variant": replayed.variant.value,
+            "players": [player.name for player in replayed.players],
+            "time_cap": time_cap,
+            "hands": results,
+        }
+        sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.flush()
+    return EXIT_OK
