@@ -339,7 +339,7 @@ def _analyze(job: _Job, time_cap: float | None) -> HandAnalysis:
     open_nil: list[dict[Seat, bool]] = [{} for _ in range(count + 1)]
     capped = False
     try:
-        values[count] = solver.side0_range(positions[count], None, [0, 0])
+        values[count] = solver.side0_tricks(positions[count])
         for index in range(count, -1, -1):
             position = positions[index]
             for seat in nil_seats:

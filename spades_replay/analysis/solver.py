@@ -4,18 +4,26 @@ A :class:`Position` is any moment of a hand's card play: what each seat still ho
 in progress and who led it, whether spades are broken, and the tricks won so far. A
 :class:`Solver` answers two questions about it, with both sides playing perfectly:
 
-- **tricks**: the most tricks each side can take (:meth:`Solver.tricks`, and per card with
-  :meth:`Solver.card_values`);
+- **tricks**: the most tricks each side can take (:meth:`Solver.tricks`, one side's bound with
+  :meth:`Solver.at_least`, and per card with :meth:`Solver.card_values`);
 - **Nil**: whether the other side can force a Nil or Blind Nil bidder to win a trick, her
   partner (four-player) helping her avoid it (:meth:`Solver.nil_forced`).
 
-The rules come from the engine (:func:`~spades_replay.engine.tricks.legal_plays` and
-:func:`~spades_replay.engine.tricks.beats`); the search is null-window alpha-beta ("can side 0
-take at least *t* more tricks?") driven MTD(f)-style to the exact value, over bitmask holdings,
-with a transposition table at trick boundaries keyed on relative ranks (cards adjacent among
-the unplayed cards are equivalent, and clubs, diamonds and hearts are interchangeable),
-equivalent-card pruning, move ordering, and sure-trick bounds from the top spades. See
-docs/analysis.md for the method, its limits and its speed.
+The rules come from the engine (:func:`~spades_replay.engine.tricks.legal_plays`,
+:func:`~spades_replay.engine.tricks.beats`). The search is null-window alpha-beta ("can side 0
+take at least *t* more tricks?") driven MTD(f)-style to the exact value, over bitmask
+holdings, with:
+
+- a transposition table at trick starts, keyed on each hand's suit lengths, the leader and
+  spades broken (clubs, diamonds and hearts are interchangeable, so they are sorted), whose
+  entries keep only the top cards of each suit that the result depended on, by relative rank
+  (partition search with "winning ranks", as bridge solvers do);
+- equivalent-card pruning (cards adjacent among those still in play are one move);
+- move ordering (safe masters first, then leads the opponents cannot ruff, cheapest winners);
+- bounds without search: a spade above all the other side's spades wins its trick, and the
+  leader's quick tricks in the side suits.
+
+See docs/analysis.md for the method, its limits and its speed.
 
 >>> from spades_replay.engine.cards import mask_of, parse_card as c
 >>> from spades_replay.engine.seats import Variant
@@ -344,18 +352,25 @@ class Solver:
 
         ``guess`` (side 0's final count) speeds the search when it is close.
         """
-        low = self.side0_range(position, guess, [0, 0])
+        first = self.side0_tricks(position, guess)
         total = sum(position.tricks_won) + position.tricks_left
-        return low, total - low
+        return first, total - first
 
-    def side0_range(self, position: Position, guess: int | None, bounds: list[int]) -> int:
-        """Side 0's final count with perfect play. ``bounds`` (a 2-list) holds the range
-        proved so far at every step, so it is meaningful even if :class:`SearchTimeoutError` is
-        raised."""
+    def side0_tricks(
+        self, position: Position, guess: int | None = None, *, proved: list[int] | None = None
+    ) -> int:
+        """Side 0's final trick count with perfect play from ``position``.
+
+        The exact value is found by null-window tests ("at least *t*?") stepping from
+        ``guess``. ``proved``, if given, is kept as the ``[low, high]`` range proved so far
+        after every test, so it still says something if :class:`SearchTimeoutError` is
+        raised.
+        """
         self._check(position)
         base = position.side_tricks[0]
         low, high = 0, position.tricks_left
-        bounds[:] = [base + low, base + high]
+        if proved is not None:
+            proved[:] = [base + low, base + high]
         step = (low + high + 1) // 2 if guess is None else guess - base
         while low < high:
             target = min(max(step, low + 1), high)
@@ -365,7 +380,8 @@ class Solver:
             else:
                 high = target - 1
                 step = target - 1
-            bounds[:] = [base + low, base + high]
+            if proved is not None:
+                proved[:] = [base + low, base + high]
         return base + low
 
     def value(self, position: Position, side: Side, guess: int | None = None) -> int:
@@ -660,7 +676,13 @@ class Solver:
         return quick + own, depended
 
     def _start(self, leader: Seat, broken: bool, target: int, left: int, gone: int) -> bool:
-        """Trick start: can side 0 take ``target`` of the ``left`` tricks?"""
+        """Trick start: can side 0 take ``target`` of the ``left`` tricks? Sets the cards
+        the answer depended on (:attr:`_rel`, each suit's lowest such card).
+
+        In order: trivial targets, the last trick, the sure spades of either side, the
+        table, the leader's quick tricks, and only then a search of the trick's cards, whose
+        result goes to the table.
+        """
         if target <= 0 or target > left:
             self._rel = 0
             return target <= 0
@@ -681,7 +703,8 @@ class Solver:
             sure0 = max((first >> top1).bit_count(), (third >> top1).bit_count())
             sure1 = max((second >> top0).bit_count(), (fourth >> top0).bit_count())
         if sure0 >= target:
-            # a spade above every spade of the other side wins the trick it is played to
+            # a spade above every spade of the other side wins the trick it is played to; a
+            # side counts its better seat, as partners' top spades may fall together
             self._rel = 1 << (FIRST_SPADE - 1 + top1) if top1 else 0
             return True
         if left - sure1 < target:
@@ -1014,12 +1037,12 @@ def solve(position: Position, *, time_cap: float | None = None) -> Solution:
     started = time.monotonic()
     deadline = None if time_cap is None else started + time_cap
     solver = Solver(position.variant, deadline=deadline)
-    bounds = [0, 0]
+    proved = [0, 0]
     try:
-        low = solver.side0_range(position, None, bounds)
+        low = solver.side0_tricks(position, proved=proved)
     except SearchTimeoutError:
         return Solution(
-            None, (bounds[0], bounds[1]), True, solver.nodes, time.monotonic() - started
+            None, (proved[0], proved[1]), True, solver.nodes, time.monotonic() - started
         )
     total = sum(position.tricks_won) + position.tricks_left
     return Solution((low, total - low), (low, low), False, solver.nodes, time.monotonic() - started)
