@@ -298,6 +298,27 @@ def _whole_groups(depended: int, moves: list[Card], legal: int, gone: int) -> in
     return depended
 
 
+def _follow_order(moves: list[Card], following: int, best: Card, partner_wins: bool) -> list[Card]:
+    """Cards after the lead in the order to try them: the cheapest card that takes the lead,
+    then the cheapest that does not (only the cheapest first, if her partner is winning).
+    ``moves`` come in card order; ``following`` is non-zero when she follows suit, so they
+    are all of one suit, ranked already."""
+    if following:
+        if partner_wins or best // 13 != moves[0] // 13:
+            return moves
+        split = 0
+        while split < len(moves) and moves[split] < best:
+            split += 1
+        return moves[split:] + moves[:split] if split else moves
+    moves.sort(key=_DISCARD_ORDER.__getitem__)
+    if partner_wins:
+        return moves
+    winners = [card for card in moves if beats(card, best)]
+    if winners and len(winners) < len(moves):
+        return winners + [card for card in moves if not beats(card, best)]
+    return moves
+
+
 Slot = tuple[int, int, int]
 """One suit of a position as the table sees it: (owners from the top, present ranks, suit)."""
 Table = dict[tuple[int, ...], dict[tuple[int, ...], tuple[int, int]]]
@@ -697,11 +718,20 @@ class Solver:
             sure0 = (mine >> top1).bit_count()
             sure1 = (theirs >> top0).bit_count()
         else:
-            first, second, third, fourth = (hand >> FIRST_SPADE for hand in hands)
-            top0 = max(first.bit_length(), third.bit_length())
-            top1 = max(second.bit_length(), fourth.bit_length())
-            sure0 = max((first >> top1).bit_count(), (third >> top1).bit_count())
-            sure1 = max((second >> top0).bit_count(), (fourth >> top0).bit_count())
+            first = hands[0] >> FIRST_SPADE
+            second = hands[1] >> FIRST_SPADE
+            third = hands[2] >> FIRST_SPADE
+            fourth = hands[3] >> FIRST_SPADE
+            top0 = (first | third).bit_length()
+            top1 = (second | fourth).bit_length()
+            sure0 = (first >> top1).bit_count()
+            other = (third >> top1).bit_count()
+            if other > sure0:
+                sure0 = other
+            sure1 = (second >> top0).bit_count()
+            other = (fourth >> top0).bit_count()
+            if other > sure1:
+                sure1 = other
         if sure0 >= target:
             # a spade above every spade of the other side wins the trick it is played to; a
             # side counts its better seat, as partners' top spades may fall together
@@ -780,11 +810,7 @@ class Solver:
             follow_legal = legal_plays(follow_hand, lead_suit, lead_broken)
             follows = _representatives(follow_legal, gone)
             if len(follows) > 1:
-                # the cheapest card that wins, then the cheapest that does not
-                follows.sort(key=_DISCARD_ORDER.__getitem__)
-                winners = [card for card in follows if beats(card, lead)]
-                if winners and len(winners) < len(follows):
-                    follows = winners + [card for card in follows if not beats(card, lead)]
+                follows = _follow_order(follows, follow_hand & SUIT_MASKS[lead_suit], lead, False)
             answered = 0
             outcome = leading
             for follow in follows:
@@ -850,17 +876,10 @@ class Solver:
                 moves = self._lead_order(
                     moves, hand, (hands[(seat + 1) % 4], hands[(seat + 3) % 4]), gone
                 )
-            elif side0[best_seat] == side0[seat]:
-                moves.sort(key=_DISCARD_ORDER.__getitem__)
             else:
-                # the cheapest card that takes the lead, then the cheapest that does not
-                winners = [c for c in moves if beats(c, best)]
-                if winners and len(winners) < len(moves):
-                    moves = sorted(winners, key=_DISCARD_ORDER.__getitem__) + sorted(
-                        (c for c in moves if c not in winners), key=_DISCARD_ORDER.__getitem__
-                    )
-                else:
-                    moves.sort(key=_DISCARD_ORDER.__getitem__)
+                moves = _follow_order(
+                    moves, hand & SUIT_MASKS[led], best, side0[best_seat] == side0[seat]
+                )
         maximizing = side0[seat]
         suits = self._suits
         own = self._own_bits[seat]
