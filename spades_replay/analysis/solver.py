@@ -300,7 +300,7 @@ def _whole_groups(depended: int, moves: list[Card], legal: int, gone: int) -> in
 
 def _follow_order(moves: list[Card], following: int, best: Card, partner_wins: bool) -> list[Card]:
     """Cards after the lead in the order to try them: the cheapest card that takes the lead,
-    then the cheapest that does not (only the cheapest first, if her partner is winning).
+    then the cheapest that does not; simply the cheapest first when her partner is winning.
     ``moves`` come in card order; ``following`` is non-zero when she follows suit, so they
     are all of one suit, ranked already."""
     if following:
@@ -321,8 +321,10 @@ def _follow_order(moves: list[Card], following: int, best: Card, partner_wins: b
 
 Slot = tuple[int, int, int]
 """One suit of a position as the table sees it: (owners from the top, present ranks, suit)."""
-Table = dict[tuple[int, ...], dict[tuple[int, ...], tuple[int, int]]]
-"""Transposition table: signature -> {(top-card counts, top-card owners): (low, high)}."""
+Entries = dict[tuple[int, ...], dict[tuple[int, ...], tuple[int, int]]]
+"""The results stored under one key: {top cards counted per suit: {their owners: (low, high)}}."""
+Table = dict[tuple[int, ...], Entries]
+"""Transposition table: key (suit lengths, leader, spades broken) -> its entries."""
 
 
 class Solver:
@@ -544,32 +546,31 @@ class Solver:
         key = (a[0], b[0], c[0], d[0], leader, broken)
         return key, ((a[1], a[2], sa), (b[1], b[2], sb), (c[1], c[2], sc), (d[1], d[2], 3))
 
-    def _find(
-        self, entries: dict[tuple[int, ...], tuple[int, int]], slots: tuple[Slot, ...], target: int
-    ) -> bool | None:
+    def _find(self, entries: Entries, slots: tuple[Slot, ...], target: int) -> bool | None:
         """Whether a stored result decides ``target`` here (setting the cards it depended
-        on), or ``None``."""
+        on), or ``None``. Entries are grouped by how many top cards of each suit they
+        need, so each group costs one lookup of this position's top cards."""
         masks = self._top_masks
         (oa, pa, sa), (ob, pb, sb), (oc, pc, sc), (od, pd, _) = slots
-        for (ka, kb, kc, kd, ta, tb, tc, td), (low, high) in entries.items():
-            if (
-                (low >= target or high < target)
-                and oa & masks[ka] == ta
-                and ob & masks[kb] == tb
-                and oc & masks[kc] == tc
-                and od & masks[kd] == td
-            ):
-                rel = 0
-                if ka:
-                    rel |= 1 << (13 * sa + _ranks_down(pa)[ka - 1])
-                if kb:
-                    rel |= 1 << (13 * sb + _ranks_down(pb)[kb - 1])
-                if kc:
-                    rel |= 1 << (13 * sc + _ranks_down(pc)[kc - 1])
-                if kd:
-                    rel |= 1 << (FIRST_SPADE + _ranks_down(pd)[kd - 1])
-                self._rel = rel
-                return low >= target
+        for counts, bounds in entries.items():
+            ka, kb, kc, kd = counts
+            found = bounds.get((oa & masks[ka], ob & masks[kb], oc & masks[kc], od & masks[kd]))
+            if found is None:
+                continue
+            low, high = found
+            if low < target <= high:
+                continue
+            rel = 0
+            if ka:
+                rel |= 1 << (13 * sa + _ranks_down(pa)[ka - 1])
+            if kb:
+                rel |= 1 << (13 * sb + _ranks_down(pb)[kb - 1])
+            if kc:
+                rel |= 1 << (13 * sc + _ranks_down(pc)[kc - 1])
+            if kd:
+                rel |= 1 << (FIRST_SPADE + _ranks_down(pd)[kd - 1])
+            self._rel = rel
+            return low >= target
         return None
 
     def _store(
@@ -595,9 +596,12 @@ class Solver:
         entries = table.get(key)
         if entries is None:
             entries = table[key] = {}
-        pattern = (*counts, *tops)
-        low, high = entries.get(pattern, (0, left))
-        entries[pattern] = (max(low, target), high) if result else (low, min(high, target - 1))
+        bounds = entries.get(tuple(counts))
+        if bounds is None:
+            bounds = entries[tuple(counts)] = {}
+        pattern = tuple(tops)
+        low, high = bounds.get(pattern, (0, left))
+        bounds[pattern] = (max(low, target), high) if result else (low, min(high, target - 1))
 
     def _tick(self) -> None:
         """Count a node; read the clock now and then."""
