@@ -18,6 +18,7 @@ from spades_replay.analysis import (
     analyze_hand,
     analyze_hands,
     analyze_replay,
+    position_before,
 )
 from spades_replay.bots import HeuristicBot
 from spades_replay.cli import main
@@ -223,6 +224,19 @@ def test_workers_give_the_same_results_and_report_progress() -> None:
     ]
     assert pooled == alone
     assert seen == [(0, 3), (1, 3), (2, 3), (3, 3)]
+
+
+def test_best_alternatives_on_demand() -> None:
+    hand = game(TWO_PLAYER_GAME).hands[0]
+    analysis = analyze_hand(hand)
+    play = analysis.plays[5]
+    values = Solver(hand.variant).card_values(position_before(hand, play.index))
+    assert values[play.card] == play.value
+    assert max(values.values()) == play.best
+    assert tuple(card for card, value in values.items() if value == play.best) == play.best_cards
+    assert position_before(hand, 26).tricks_left == 0
+    with pytest.raises(ValueError, match="there is no card 27"):
+        position_before(hand, 27)
 
 
 def test_analyze_replay_and_json() -> None:

@@ -17,6 +17,7 @@ from spades_replay.analysis.play import (
     analyze_hand,
     analyze_hands,
     analyze_replay,
+    position_before,
 )
 from spades_replay.analysis.solver import (
     Position,
@@ -40,5 +41,6 @@ __all__ = [
     "analyze_hands",
     "analyze_replay",
     "equivalent_cards",
+    "position_before",
     "solve",
 ]

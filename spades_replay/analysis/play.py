@@ -54,6 +54,7 @@ __all__ = [
     "analyze_hand",
     "analyze_hands",
     "analyze_replay",
+    "position_before",
 ]
 
 Progress = Callable[[int, int], None]
@@ -233,6 +234,19 @@ def _job_of(hand: HandReplay) -> _Job:
         outcome.bids,
         hand.complete,
     )
+
+
+def position_before(hand: HandReplay, index: int) -> Position:
+    """The position of ``hand`` just before its card number ``index`` (0-based; the number
+    of cards played gives the position after the last): for questions the analysis does not
+    store, such as every card's value (:meth:`Solver.card_values`)."""
+    plays = hand.actions.plays
+    if not 0 <= index <= len(plays):
+        raise ValueError(f"hand {hand.number} has {len(plays)} card(s); there is no card {index}")
+    position = Position(hand.variant, hand.outcome.holdings, hand.outcome.leader)
+    for card in plays[:index]:
+        position = position.play(card)
+    return position
 
 
 def analyze_hand(hand: HandReplay, *, time_cap: float | None = None) -> HandAnalysis:
