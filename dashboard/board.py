@@ -1,0 +1,355 @@
+"""What the Replay page shows at one step of a hand, as plain data: no Streamlit here.
+
+A hand's timeline (:attr:`spades_replay.HandReplay.timeline`) holds one state per action. The
+page picks a step; this module says what is on the table at that step, as seen by everybody
+(``viewer`` ``None``: every hand face up) or by one seat (the other seats' cards hidden,
+and of the draft and the exchanges only what that seat saw). Text that reaches Markdown is
+escaped here with :func:`.markup.md`; table cells are plain text (:func:`.markup.plain`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spades_replay.cli.text import card_label
+from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
+from spades_replay.engine.seats import Seat, Variant
+from spades_replay.engine.setup import Exchange
+from spades_replay.engine.state import (
+    Action,
+    DeclareBlindNil,
+    Draw,
+    HandState,
+    Phase,
+    PlaceBid,
+    PlayCard,
+    drafted_cards,
+)
+from spades_replay.engine.tricks import trick_winner
+from spades_replay.replay import HandReplay, Replay, Step
+
+from .markup import cards_md, md, plain
+
+Viewer = Seat | None
+"""Whose eyes the table is seen through: a seat, or ``None`` for every hand face up."""
+
+
+def bid_label(bid: int | None) -> str:
+    """A bid as the page writes it.
+
+    >>> bid_label(None), bid_label(0), bid_label(BLIND_NIL), bid_label(4)
+    ('not yet', 'Nil', 'Blind Nil', '4')
+    """
+    if bid is None:
+        return "not yet"
+    if bid == BLIND_NIL:
+        return "Blind Nil"
+    if bid == NIL:
+        return "Nil"
+    return str(bid)
+
+
+def can_see(viewer: Viewer, seat: Seat) -> bool:
+    """Whether ``viewer`` sees the cards ``seat`` holds (everybody's when viewer is None)."""
+    return viewer is None or viewer == seat
+
+
+def sees_exchange(variant: Variant, viewer: Viewer, exchange: Exchange) -> bool:
+    """Whether ``viewer`` sees the cards of a Blind Nil exchange: the bidder does, and in
+    four-player so does her partner, who gave and received them."""
+    return viewer is None or viewer in (exchange.seat, variant.partner(exchange.seat))
+
+
+def trick_marks(hand: HandReplay) -> tuple[int, ...]:
+    """The steps where "trick by trick" stops: the last step before the first card (the end
+    of the draft, exchanges and bids), then the step that completes each trick."""
+    timeline = hand.timeline
+    first_card = next(
+        (step.index for step in timeline if isinstance(step.action, PlayCard)), len(timeline)
+    )
+    marks = [first_card - 1]
+    for step in timeline[first_card:]:
+        before = timeline[step.index - 1].state
+        if len(step.state.tricks) > len(before.tricks):
+            marks.append(step.index)
+    return tuple(marks)
+
+
+def next_mark(marks: tuple[int, ...], step: int, last: int) -> int:
+    """The first trick mark after ``step`` (the last step when there is none).
+
+    >>> next_mark((4, 8, 12), 4, 20), next_mark((4, 8, 12), 12, 20)
+    (8, 20)
+    """
+    return next((mark for mark in marks if mark > step), last)
+
+
+def previous_mark(marks: tuple[int, ...], step: int) -> int:
+    """The last trick mark before ``step`` (the first step when there is none).
+
+    >>> previous_mark((4, 8, 12), 9), previous_mark((4, 8, 12), 4)
+    (8, 0)
+    """
+    return next((mark for mark in reversed(marks) if mark < step), 0)
+
+
+def player(replay: Replay, seat: Seat) -> str:
+    """A player's name and seat, escaped for Markdown: ``Megan (seat 0)``."""
+    return f"{md(replay.players[seat].name, 60)} (seat {seat})"
+
+
+def describe(replay: Replay, hand: HandReplay, index: int, viewer: Viewer) -> str:
+    """What happened at step ``index``, as Markdown (cards the viewer did not see stay
+    hidden)."""
+    step = hand.timeline[index]
+    action = step.action
+    if action is None:
+        if replay.variant is Variant.TWO_PLAYER:
+            return "The deck is shuffled, face down: the draft begins."
+        return "The cards are dealt."
+    return _describe_action(replay, hand, step, action, viewer)
+
+
+def _describe_action(
+    replay: Replay, hand: HandReplay, step: Step, action: Action, viewer: Viewer
+) -> str:
+    who = player(replay, action.seat)
+    before = hand.timeline[step.index - 1].state
+    if isinstance(action, DeclareBlindNil):
+        return f"{who} declares Blind Nil before seeing a card."
+    if isinstance(action, Draw):
+        kept, thrown = drafted_cards(before, step.state)
+        if not can_see(viewer, action.seat):
+            return f"{who} takes a draft turn."
+        if action.keep:
+            unseen = "" if viewer is None else " (unseen)"
+            shown = cards_md([thrown]) if viewer is None else "the next card"
+            return f"{who} keeps the top card, {cards_md([kept])}, and discards {shown}{unseen}."
+        return (
+            f"{who} discards the top card, {cards_md([thrown])}, and keeps the next, "
+            f"{cards_md([kept])}."
+        )
+    if isinstance(action, Exchange):
+        return f"{who} (Blind Nil) " + exchange_md(replay, action, viewer)
+    if isinstance(action, PlaceBid):
+        return f"{who} bids **{bid_label(action.bid)}**."
+    text = f"{who} plays {cards_md([action.card])}"
+    done = step.state.last_trick
+    if len(step.state.tricks) > len(before.tricks) and done is not None:
+        assert done.winner is not None
+        text += f"; {player(replay, done.winner)} wins trick {done.number}"
+    return text + "."
+
+
+def exchange_md(replay: Replay, exchange: Exchange, viewer: Viewer) -> str:
+    """A Blind Nil exchange as Markdown, the cards shown only to those who saw them."""
+    source = "the discard pile" if replay.variant is Variant.TWO_PLAYER else "her partner"
+    if not exchange.out:
+        return "exchanges no cards."
+    if not sees_exchange(replay.variant, viewer, exchange):
+        return f"exchanges {len(exchange.out)} card(s) with {source}."
+    return f"puts away {cards_md(exchange.out)} and takes {cards_md(exchange.in_)} from {source}."
+
+
+@dataclass(frozen=True, slots=True)
+class SeatPanel:
+    """One seat at one step: who, her bid and tricks, and her cards (``None``: hidden)."""
+
+    seat: Seat
+    title: str
+    bid: str
+    tricks: int
+    count: int
+    cards: int | None
+    to_act: bool
+
+
+def seat_panels(replay: Replay, state: HandState, viewer: Viewer) -> tuple[SeatPanel, ...]:
+    """Every seat at this state, in seat order."""
+    variant = replay.variant
+    panels = []
+    for seat in variant.seats:
+        role = ""
+        if seat == state.dealer:
+            role = " · first player" if variant is Variant.TWO_PLAYER else " · dealer"
+        team = f" · team {variant.side_of(seat)}" if variant is Variant.FOUR_PLAYER else ""
+        title = f"{player(replay, seat)}{team}{role}"
+        holding = state.holdings[seat]
+        panels.append(
+            SeatPanel(
+                seat,
+                title,
+                bid_label(state.bids[seat]),
+                state.tricks_won[seat],
+                holding.bit_count(),
+                holding if can_see(viewer, seat) else None,
+                state.turn == seat,
+            )
+        )
+    return tuple(panels)
+
+
+@dataclass(frozen=True, slots=True)
+class TrickView:
+    """The trick on the table: in progress (``winner`` is then who is winning so far), or the
+    trick just completed."""
+
+    number: int
+    leader: Seat
+    plays: tuple[tuple[Seat, int], ...]
+    winner: Seat
+    complete: bool
+
+
+def trick_view(state: HandState) -> TrickView | None:
+    """The trick in progress, else the last completed one, else ``None`` (before play)."""
+    count = state.variant.seat_count
+    if state.trick:
+        leader = state.trick_leader
+        plays = tuple(((leader + i) % count, card) for i, card in enumerate(state.trick))
+        winning = trick_winner(state.trick, leader, count)
+        return TrickView(len(state.tricks) + 1, leader, plays, winning, False)
+    done = state.last_trick
+    if done is None or done.winner is None:
+        return None
+    return TrickView(done.number, done.leader, done.plays, done.winner, True)
+
+
+def trick_md(replay: Replay, view: TrickView) -> str:
+    """A trick as Markdown: who led, each card with its player, and who wins."""
+    cards = " · ".join(
+        f"{md(replay.players[seat].name, 40)} {cards_md([card])}" for seat, card in view.plays
+    )
+    head = f"**Trick {view.number}**, led by {player(replay, view.leader)}: {cards}"
+    if view.complete:
+        return f"{head}  \nWon by **{player(replay, view.winner)}**."
+    return f"{head}  \nWinning so far: {player(replay, view.winner)}."
+
+
+def draft_rows(
+    replay: Replay, hand: HandReplay, index: int, viewer: Viewer
+) -> list[dict[str, str]]:
+    """The draft turns up to step ``index`` (two-player), one row per turn. A seat sees the
+    cards of her own turns only, and not the card she threw away unseen after keeping the
+    top one."""
+    rows: list[dict[str, str]] = []
+    timeline = hand.timeline
+    for step in timeline[1 : index + 1]:
+        action = step.action
+        if not isinstance(action, Draw):
+            continue
+        kept, thrown = drafted_cards(timeline[step.index - 1].state, step.state)
+        seen = can_see(viewer, action.seat)
+        saw_discard = viewer is None or (seen and not action.keep)
+        rows.append(
+            {
+                "turn": str(len(rows) + 1),
+                "player": plain(replay.players[action.seat].name, 60),
+                "kept": (card_label(kept) + (" (top)" if action.keep else " (next)"))
+                if seen
+                else "hidden",
+                "discarded": card_label(thrown) if saw_discard else "hidden",
+            }
+        )
+    return rows
+
+
+def trick_rows(replay: Replay, state: HandState) -> list[dict[str, str]]:
+    """The completed tricks so far, one row each: the card of every seat, leader, winner."""
+    rows = []
+    for trick in state.tricks:
+        row = {"trick": str(trick.number), "led by": plain(replay.players[trick.leader].name, 60)}
+        by_seat = dict(trick.plays)
+        for seat in replay.variant.seats:
+            row[f"seat {seat}"] = card_label(by_seat[seat])
+        assert trick.winner is not None
+        row["won by"] = plain(replay.players[trick.winner].name, 60)
+        rows.append(row)
+    return rows
+
+
+def side_lines(replay: Replay, state: HandState) -> list[str]:
+    """Each side's contract and tricks so far, as Markdown."""
+    variant = replay.variant
+    lines = []
+    for side in (0, 1):
+        seats = variant.side_seats(side)
+        bids = [state.bids[seat] for seat in seats]
+        won = sum(state.tricks_won[seat] for seat in seats)
+        names = " & ".join(md(replay.players[seat].name, 60) for seat in seats)
+        if any(bid is None for bid in bids):
+            contract = "bidding"
+        else:
+            total = sum(bid for bid in bids if bid is not None and bid > 0)
+            contract = f"contract {total}" if total else "no contract"
+        lines.append(f"**{names}** ({variant.side_name(side)}): {contract}, {won} trick(s) won")
+    return lines
+
+
+def phase_label(state: HandState) -> str:
+    """Where the hand stands, in words."""
+    return {
+        Phase.DRAFT: "draft",
+        Phase.EXCHANGE: "Blind Nil exchange",
+        Phase.BIDDING: "bidding",
+        Phase.PLAY: "play",
+        Phase.DONE: "hand over",
+    }[state.phase]
+
+
+def _nils(side: SideScore) -> str:
+    parts = []
+    for nil in side.nils:
+        kind = "Blind Nil" if nil.blind else "Nil"
+        result = "made" if nil.made else f"failed ({nil.tricks} tricks)"
+        parts.append(f"{kind} {result} {nil.points:+d}")
+    return "; ".join(parts) or "-"
+
+
+def score_rows(replay: Replay, scores: tuple[SideScore, SideScore]) -> list[dict[str, str]]:
+    """The score table of a finished hand: one row per line of the score sheet, one column
+    per side."""
+    variant = replay.variant
+    names = [f"{variant.side_name(side)}: {plain(replay.side_name(side), 80)}" for side in (0, 1)]
+
+    def contract(side: SideScore) -> str:
+        if side.made is None:
+            return "no contract"
+        return f"{side.contract} bid, {side.tricks_toward} won: {'made' if side.made else 'set'}"
+
+    lines = [
+        ("contract", contract),
+        ("contract points", lambda side: f"{side.contract_points:+d}"),
+        ("bags", lambda side: f"{side.bag_points} ({side.overtricks} over, {side.nil_bags} Nil)"),
+        ("bag points", lambda side: f"{side.bag_points:+d}"),
+        ("Nil", _nils),
+        ("bag penalty", lambda side: f"{side.penalty_points:+d}" if side.bag_penalties else "-"),
+        ("hand total", lambda side: f"{side.points:+d}"),
+        ("score", lambda side: str(side.score)),
+        ("bag count", lambda side: str(side.bags)),
+    ]
+    return [
+        {"": label, names[0]: cell(scores[0]), names[1]: cell(scores[1])} for label, cell in lines
+    ]
+
+
+def scores_before(replay: Replay, hand: HandReplay) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The running scores and bag counts going into ``hand``."""
+    if hand.number == 1:
+        return (0, 0), (0, 0)
+    previous = replay.hands[hand.number - 2].scores
+    assert previous is not None  # only the last hand of a record may be unfinished
+    return (previous[0].score, previous[1].score), (previous[0].bags, previous[1].bags)
+
+
+def result_md(replay: Replay) -> str:
+    """The game's result as Markdown."""
+    result = replay.result
+    scores = f"{result.scores[0]} to {result.scores[1]}"
+    if result.complete and result.winner is not None:
+        how = "reached the target" if result.reason == "target" else "won on the mercy rule"
+        return (
+            f"**{md(replay.side_name(result.winner), 120)}** {how}: {scores} after "
+            f"{result.hands} hand(s)."
+        )
+    return f"Unfinished: {scores} after {result.hands} complete hand(s)."

@@ -1,0 +1,424 @@
+"""Reading records for the dashboard, and caching what was read: the only module that uses
+``st.cache_data``.
+
+Every cache is keyed on paths and content digests (the sha256 of the bytes), never on model
+objects: a file's digest is itself cached on its path, size and modification time, so an
+unchanged corpus is hashed once and an edited one is read again. Uploads are keyed on the
+digest of their bytes, which are parsed in memory only and capped (:data:`UPLOAD_BYTES`).
+
+Records are read one by one (:class:`Reader`), so that a corpus of thousands of games loads
+under a progress bar and every game keeps its exact place (file and line) for the Replay
+page, which replays one game at a time from that place. Invalid records are kept as reports
+(shown, never counted); a path that cannot be read at all is a problem of the load, not an
+error of the app.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from spades_replay.corpus import Source, Task, expand, is_corpus, read_task
+from spades_replay.errors import Code, InputError, Problem
+from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.replay import Replay
+from spades_replay.stats.tables import TableRows, Tables
+from spades_replay.validate import RecordReport, check_bytes, oversize_report
+
+UPLOAD_BYTES = DEFAULT_LIMITS.record_bytes
+"""The largest upload taken (after decompression): the size limit of one record. Larger
+corpora are read from disk: ``spades-replay dashboard PATH``."""
+
+SEAT_SCHEMA: dict[str, Any] = {
+    "game": pl.Int64,
+    "seat": pl.Int64,
+    "player": pl.String,
+    "player_key": pl.String,
+}
+"""The columns of :attr:`Loaded.seats`: who sat where in every game, finished or not."""
+
+FILE, UPLOAD = "file", "upload"
+"""Where a game came from: a file on disk, or an upload held in memory."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRef:
+    """Where one valid game is: a file (or upload) by name, the line of a ``.jsonl`` corpus
+    (``None`` for a record file), and the digest of the whole file's bytes."""
+
+    origin: str
+    name: str
+    line: int | None
+    digest: str
+
+    @property
+    def where(self) -> str:
+        """The place in words: ``fixtures/corpus/two-player.jsonl:3``, ``upload game.json``."""
+        place = self.name if self.origin == FILE else f"upload {self.name}"
+        return place if self.line is None else f"{place}:{self.line}"
+
+    @property
+    def key(self) -> str:
+        """A stable identifier for widgets: the same game gives the same key on every run."""
+        return f"{self.origin}|{self.digest[:16]}|{self.line or 0}|{self.name}"
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """Everything read: the stats tables of the valid games, who sat where, where each game
+    is (``refs[n]`` is game ``n`` of the tables), the reports of invalid records, and the
+    inputs that could not be read at all."""
+
+    tables: Tables
+    seats: pl.DataFrame
+    refs: tuple[GameRef, ...]
+    invalid: tuple[RecordReport, ...]
+    problems: tuple[Problem, ...]
+    records: int
+
+    def ref(self, game: int) -> GameRef:
+        """Where game number ``game`` is."""
+        return self.refs[game]
+
+
+@dataclass(frozen=True, slots=True)
+class Upload:
+    """An uploaded file, in memory: its name (as the browser sent it), its bytes (empty when
+    it is over :data:`UPLOAD_BYTES` and was never read), its size and digest."""
+
+    name: str
+    data: bytes
+    size: int
+    digest: str
+
+    @classmethod
+    def of(cls, name: str, data: bytes) -> Upload:
+        """An upload of ``data``."""
+        return cls(name, data, len(data), hashlib.sha256(data).hexdigest())
+
+    @classmethod
+    def too_big(cls, name: str, size: int) -> Upload:
+        """An upload over the cap, left unread."""
+        return cls(name, b"", size, f"unread-{size}")
+
+
+@dataclass
+class Reader:
+    """Turns records, one at a time, into table rows, game references and reports."""
+
+    limits: Limits = DEFAULT_LIMITS
+    rows: TableRows = field(default_factory=TableRows)
+    seats: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in SEAT_SCHEMA})
+    refs: list[GameRef] = field(default_factory=list)
+    invalid: list[RecordReport] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    records: int = 0
+
+    def add(self, source: Source, origin: str, digest: str) -> None:
+        """Check one record (a line or a whole file) and keep its rows, or its report."""
+        if source.blank:
+            return
+        self.records += 1
+        if source.oversize:
+            self.invalid.append(oversize_report(source, self.limits))
+            return
+        report, replayed = check_bytes(source.data, source.path, source.line, self.limits)
+        if replayed is None:
+            self.invalid.append(report)
+            return
+        ref = GameRef(origin, source.path, source.line, digest)
+        game = len(self.refs)
+        self.rows.add(replayed, game, ref.where)
+        for seat, info in enumerate(replayed.players):
+            self.seats["game"].append(game)
+            self.seats["seat"].append(seat)
+            self.seats["player"].append(info.name)
+            self.seats["player_key"].append(info.key)
+        self.refs.append(ref)
+
+    def loaded(self) -> Loaded:
+        """What was read so far."""
+        return Loaded(
+            self.rows.tables(),
+            pl.DataFrame(self.seats, schema=SEAT_SCHEMA),
+            tuple(self.refs),
+            tuple(self.invalid),
+            tuple(self.problems),
+            self.records,
+        )
+
+
+def _io_problem(code: Code, name: str, message: str) -> InputError:
+    return InputError(Problem(code, message, source=name))
+
+
+def upload_sources(upload: Upload, limits: Limits = DEFAULT_LIMITS) -> Iterator[Source]:
+    """The records of an upload: the whole file, or each line of a ``.jsonl`` (``.gz``
+    decompressed, at most :data:`UPLOAD_BYTES` of it). Raises :class:`InputError` for an
+    upload that is too large or not valid gzip."""
+    name = upload.name
+    if upload.size > UPLOAD_BYTES:
+        raise _io_problem(
+            Code.FORMAT_LIMIT,
+            name,
+            f"{name} is {upload.size} bytes; an upload may hold at most {UPLOAD_BYTES} bytes "
+            "(give larger corpora as paths: spades-replay dashboard PATH)",
+        )
+    data = upload.data
+    if name.lower().endswith(".gz"):
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
+                data = stream.read(UPLOAD_BYTES + 1)
+        except (gzip.BadGzipFile, zlib.error, EOFError) as error:
+            raise _io_problem(
+                Code.IO_COMPRESSION, name, f"cannot decompress {name}: {error}"
+            ) from None
+        if len(data) > UPLOAD_BYTES:
+            raise _io_problem(
+                Code.FORMAT_LIMIT,
+                name,
+                f"{name} holds more than {UPLOAD_BYTES} bytes once decompressed",
+            )
+    if not is_corpus(Path(name)):
+        oversize = len(data) > limits.record_bytes
+        yield Source(name, None, b"" if oversize else data, oversize)
+        return
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        line = raw.rstrip(b"\r")
+        if len(line) > limits.record_bytes:
+            yield Source(name, number, b"", True)
+        else:
+            yield Source(name, number, line)
+
+
+def read_upload(upload: Upload, limits: Limits = DEFAULT_LIMITS) -> Loaded:
+    """Every record of an upload, checked."""
+    reader = Reader(limits)
+    try:
+        for source in upload_sources(upload, limits):
+            reader.add(source, UPLOAD, upload.digest)
+    except InputError as error:
+        reader.problems.append(error.problem)
+    return reader.loaded()
+
+
+def expected_bytes(path: str) -> int:
+    """How many bytes reading ``path`` gives, for a progress bar: its size, or for ``.gz``
+    the uncompressed size its trailer records."""
+    size = os.path.getsize(path)
+    if not path.lower().endswith(".gz") or size < 4:
+        return size
+    with open(path, "rb") as stream:
+        stream.seek(-4, os.SEEK_END)
+        return max(int.from_bytes(stream.read(4), "little"), 1)
+
+
+Progress = Callable[[int, int, int], None]
+"""Called with (bytes read, bytes expected, records read) as a load goes."""
+
+
+def read_files(
+    files: Sequence[tuple[str, str]],
+    limits: Limits = DEFAULT_LIMITS,
+    progress: Progress | None = None,
+) -> Loaded:
+    """Every record of some files, given as (path, digest), in order; ``progress`` hears of
+    each record read."""
+    reader = Reader(limits)
+    total = 0
+    for path, _ in files:
+        try:
+            total += expected_bytes(path)
+        except OSError:
+            continue
+    done = 0
+    for path, digest in files:
+        try:
+            for source in read_task(Task(0, path, is_corpus(Path(path))), limits):
+                reader.add(source, FILE, digest)
+                done += len(source.data) + 1
+                if progress is not None:
+                    progress(done, total, reader.records)
+        except InputError as error:
+            reader.problems.append(error.problem)
+    return reader.loaded()
+
+
+def _renumbered(frame: pl.DataFrame, offset: int) -> pl.DataFrame:
+    return frame.with_columns(pl.col("game") + offset) if offset else frame
+
+
+def combine(parts: Sequence[Loaded], problems: Sequence[Problem] = ()) -> Loaded:
+    """Several loads as one, games numbered on from one part to the next."""
+    if len(parts) == 1 and not problems:
+        return parts[0]
+    empty = Reader().loaded()
+    offsets = []
+    count = 0
+    for part in parts:
+        offsets.append(count)
+        count += len(part.refs)
+    every = [empty, *parts]
+    shifts = [0, *offsets]
+    return Loaded(
+        Tables(
+            pl.concat(
+                [_renumbered(p.tables.seat_hands, o) for p, o in zip(every, shifts, strict=True)]
+            ),
+            pl.concat(
+                [_renumbered(p.tables.side_hands, o) for p, o in zip(every, shifts, strict=True)]
+            ),
+            pl.concat([_renumbered(p.tables.games, o) for p, o in zip(every, shifts, strict=True)]),
+        ),
+        pl.concat([_renumbered(p.seats, o) for p, o in zip(every, shifts, strict=True)]),
+        tuple(ref for part in parts for ref in part.refs),
+        tuple(report for part in parts for report in part.invalid),
+        (*problems, *(problem for part in parts for problem in part.problems)),
+        sum(part.records for part in parts),
+    )
+
+
+def data_paths(argv: Sequence[str], entry: str) -> tuple[str, ...]:
+    """The paths the dashboard shows: the arguments Streamlit gave this entry script
+    (``streamlit run app.py -- PATH...``); without any, the ``fixtures/`` folder of the
+    checkout the script is in, when there is one; else none (uploads only)."""
+    script = Path(entry).resolve()
+    if len(argv) > 1 and Path(argv[0]).resolve() == script:
+        return tuple(argv[1:])
+    fixtures = script.parents[1] / "fixtures"
+    if not fixtures.is_dir():
+        return ()
+    try:
+        return (str(fixtures.relative_to(Path.cwd())),)
+    except ValueError:
+        return (str(fixtures),)
+
+
+@dataclass(frozen=True)
+class Scan:
+    """The files under the paths, each with its digest, and the paths that failed."""
+
+    files: tuple[tuple[str, str], ...]
+    problems: tuple[Problem, ...]
+
+
+@st.cache_data(show_spinner=False, max_entries=4096)
+def _digest(path: str, size: int, mtime_ns: int) -> str:
+    """The sha256 of a file's bytes; cached on its path, size and modification time."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def scan(paths: Sequence[str]) -> Scan:
+    """Every record file under ``paths``, with the digest of its bytes."""
+    files: list[tuple[str, str]] = []
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            found = list(expand([path]))
+        except InputError as error:
+            problems.append(error.problem)
+            continue
+        for file in found:
+            name = str(file)
+            try:
+                stat = file.stat()
+                files.append((name, _digest(name, stat.st_size, stat.st_mtime_ns)))
+            except OSError as error:
+                problems.append(
+                    Problem(
+                        Code.IO_UNREADABLE,
+                        f"cannot read {name}: {error.strerror or error}",
+                        source=name,
+                    )
+                )
+    return Scan(tuple(files), tuple(problems))
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _load_files(files: tuple[tuple[str, str], ...]) -> Loaded:
+    """The records of some files, read under a progress bar (which is gone once done)."""
+    bar = st.progress(0.0, text="Reading records…")
+    shown = [0.0]
+
+    def progress(done: int, total: int, records: int) -> None:
+        fraction = min(done / total, 1.0) if total else 1.0
+        if fraction - shown[0] >= 0.02:
+            shown[0] = fraction
+            bar.progress(fraction, text=f"Reading records… {records} read")
+
+    loaded = read_files(files, progress=progress)
+    bar.empty()
+    return loaded
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _load_upload(name: str, digest: str, _upload: Upload) -> Loaded:
+    """The records of an upload; cached on its name and digest."""
+    return read_upload(_upload)
+
+
+def load(found: Scan, uploads: Sequence[Upload] = ()) -> Loaded:
+    """Everything to show: the records of the scanned files, then those of the uploads."""
+    parts = [_load_files(found.files)] if found.files else []
+    parts.extend(_load_upload(upload.name, upload.digest, upload) for upload in uploads)
+    return combine(parts, found.problems)
+
+
+def check_upload(upload: Upload) -> Loaded:
+    """One upload checked, for the Validate page (cached on its name and digest)."""
+    return _load_upload(upload.name, upload.digest, upload)
+
+
+def _replayed(source: Source) -> Replay | None:
+    if source.oversize:
+        return None
+    return check_bytes(source.data, source.path, source.line)[1]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _replay_file(path: str, line: int | None, digest: str) -> Replay | None:
+    """The replay of the record at ``path`` (``line`` of a corpus); cached on its digest."""
+    try:
+        for source in read_task(Task(0, path, is_corpus(Path(path)))):
+            if source.line == line:
+                return _replayed(source)
+    except InputError:
+        return None
+    return None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _replay_upload(name: str, line: int | None, digest: str, _upload: Upload) -> Replay | None:
+    """The replay of a record of an upload; cached on the upload's name and digest."""
+    try:
+        for source in upload_sources(_upload):
+            if source.line == line:
+                return _replayed(source)
+    except InputError:
+        return None
+    return None
+
+
+def replay_of(ref: GameRef, uploads: dict[str, Upload]) -> Replay | None:
+    """The replay of one game, or ``None`` if its file changed or went away since it was
+    read (or its upload is gone)."""
+    if ref.origin == FILE:
+        return _replay_file(ref.name, ref.line, ref.digest)
+    upload = uploads.get(ref.digest)
+    if upload is None:
+        return None
+    return _replay_upload(upload.name, ref.line, upload.digest, upload)

@@ -1,0 +1,339 @@
+"""Every chart of the dashboard: pure functions from a stats table to a plotly figure.
+
+No Streamlit here: each function takes polars frames with the columns of docs/stats.md (the
+tables, or the metrics computed from them) and returns a ``plotly.graph_objects.Figure``, so
+the tests read the figure's data directly. Each figure has a fixed number of traces whatever
+the data, so that a browser test can count them. Names from records reach plotly escaped
+(:func:`.markup.plot_text`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+import polars as pl
+from plotly.subplots import make_subplots  # type: ignore[import-untyped]
+
+from .markup import plot_text
+
+SIDE_COLOURS = ("#1f5fa8", "#c2452d")
+"""Side 0 blue, side 1 red, in every game chart."""
+
+PARTS = (
+    ("contract", "contract_points", "#4c78a8"),
+    ("bags", "bag_points", "#f2b134"),
+    ("Nil", "nil_points", "#54a24b"),
+    ("penalties", "penalty_points", "#b82e2e"),
+)
+"""The parts of a hand's points (docs/stats.md ``side_hands``): label, column, colour."""
+
+_LAYOUT: dict[str, Any] = {
+    "template": "plotly_white",
+    "margin": {"l": 50, "r": 20, "t": 50, "b": 40},
+    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    "hovermode": "x unified",
+}
+
+
+def _side(side_hands: pl.DataFrame, side: int) -> pl.DataFrame:
+    return side_hands.filter(pl.col("side") == side).sort("hand")
+
+
+def _side_name(side_hands: pl.DataFrame, side: int) -> str:
+    rows = _side(side_hands, side)
+    names = plot_text(rows.item(0, "players")) if rows.height else "no hands"
+    return f"{names} (side {side})"
+
+
+def running_scores(side_hands: pl.DataFrame, target: int, lose: int | None = None) -> go.Figure:
+    """Each side's running score by hand (from 0 before hand 1), with the target line (and
+    the mercy line when the rules have one). ``side_hands``: the rows of one game."""
+    figure = go.Figure()
+    for side in (0, 1):
+        rows = _side(side_hands, side)
+        figure.add_trace(
+            go.Scatter(
+                x=[0, *rows.get_column("hand")],
+                y=[0, *rows.get_column("score")],
+                mode="lines+markers",
+                name=_side_name(side_hands, side),
+                line={"color": SIDE_COLOURS[side]},
+            )
+        )
+    figure.add_hline(
+        y=target,
+        line={"dash": "dash", "color": "#333"},
+        annotation_text=f"target {target}",
+        annotation_position="top left",
+    )
+    if lose is not None:
+        figure.add_hline(
+            y=lose,
+            line={"dash": "dot", "color": "#b82e2e"},
+            annotation_text=f"mercy {lose}",
+            annotation_position="bottom left",
+        )
+    figure.update_layout(_LAYOUT, title="Running score", xaxis_title="hand", yaxis_title="score")
+    figure.update_xaxes(dtick=1)
+    return figure
+
+
+def bags_by_hand(side_hands: pl.DataFrame, bag_limit: int) -> go.Figure:
+    """Each side's bag count after every hand (penalties taken off), the bag limit, and one
+    marker for every bag penalty, at the hand it was paid, labelled with its points."""
+    figure = go.Figure()
+    for side in (0, 1):
+        rows = _side(side_hands, side)
+        figure.add_trace(
+            go.Scatter(
+                x=[0, *rows.get_column("hand")],
+                y=[0, *rows.get_column("bags")],
+                mode="lines+markers",
+                name=_side_name(side_hands, side),
+                line={"color": SIDE_COLOURS[side], "shape": "hv"},
+            )
+        )
+    paid = side_hands.filter(pl.col("bag_penalties") > 0).sort("hand", "side")
+    figure.add_trace(
+        go.Scatter(
+            x=paid.get_column("hand").to_list(),
+            y=paid.get_column("bags").to_list(),
+            mode="markers+text",
+            name="bag penalty",
+            text=[f"{points:+d}" for points in paid.get_column("penalty_points")],
+            textposition="top center",
+            marker={
+                "symbol": "x",
+                "size": 13,
+                "color": [SIDE_COLOURS[side] for side in paid.get_column("side")],
+                "line": {"width": 1, "color": "#000"},
+            },
+        )
+    )
+    figure.add_hline(
+        y=bag_limit,
+        line={"dash": "dot", "color": "#b82e2e"},
+        annotation_text=f"bag limit {bag_limit}",
+        annotation_position="top left",
+    )
+    figure.update_layout(_LAYOUT, title="Bags", xaxis_title="hand", yaxis_title="bag count")
+    figure.update_xaxes(dtick=1)
+    return figure
+
+
+def points_by_part(side_hands: pl.DataFrame) -> go.Figure:
+    """Each hand's points of each side (one panel per side), split into contract, bags, Nil
+    and penalties, with the hand's total as a marker."""
+    titles = [_side_name(side_hands, side) for side in (0, 1)]
+    figure = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=titles)
+    for side in (0, 1):
+        rows = _side(side_hands, side)
+        hands = rows.get_column("hand").to_list()
+        for label, column, colour in PARTS:
+            figure.add_trace(
+                go.Bar(
+                    x=hands,
+                    y=rows.get_column(column).to_list(),
+                    name=label,
+                    legendgroup=label,
+                    showlegend=side == 0,
+                    marker_color=colour,
+                ),
+                row=1,
+                col=side + 1,
+            )
+        figure.add_trace(
+            go.Scatter(
+                x=hands,
+                y=rows.get_column("points").to_list(),
+                mode="markers",
+                name="hand total",
+                legendgroup="total",
+                showlegend=side == 0,
+                marker={"symbol": "diamond", "size": 9, "color": "#000"},
+            ),
+            row=1,
+            col=side + 1,
+        )
+    figure.update_layout(_LAYOUT, title="Points by hand", barmode="relative")
+    figure.update_xaxes(dtick=1, title_text="hand")
+    figure.update_yaxes(title_text="points", col=1)
+    return figure
+
+
+def player_labels(players: pl.DataFrame) -> list[str]:
+    """One distinct label per row of the player metrics: the name, then the variant and
+    rules when the frame mixes them, then the key when names still collide."""
+    rows = players.select("player", "player_key", "variant", "rules").rows()
+    labels = [name for name, _, _, _ in rows]
+    if len(set(labels)) < len(labels):
+        mixed = len({(variant, rules) for _, _, variant, rules in rows}) > 1
+        if mixed:
+            labels = [f"{name} · {variant} · {rules}" for name, _, variant, rules in rows]
+    if len(set(labels)) < len(labels):
+        labels = [f"{label} ({key})" for label, (_, key, _, _) in zip(labels, rows, strict=True)]
+    return [plot_text(label, 80) for label in labels]
+
+
+def _rate_bar(
+    players: pl.DataFrame, rate: str, made: str, tried: str, name: str, colour: str
+) -> go.Bar:
+    rates = players.get_column(rate).to_list()
+    return go.Bar(
+        x=player_labels(players),
+        y=[value if value is not None else 0 for value in rates],
+        name=name,
+        marker_color=colour,
+        text=[
+            f"{done}/{total}" if total else "-"
+            for done, total in zip(players.get_column(made), players.get_column(tried), strict=True)
+        ],
+        textposition="outside",
+        hovertemplate="%{x}<br>%{y:.0%} (%{text})<extra>" + name + "</extra>",
+    )
+
+
+def nil_success(players: pl.DataFrame) -> go.Figure:
+    """Nil and Blind Nil success rate per player (player metrics), each bar labelled with
+    made/attempts; a player with no attempt has an empty bar marked "-"."""
+    figure = go.Figure(
+        [
+            _rate_bar(players, "nil_rate", "nil_made", "nil_attempts", "Nil", "#54a24b"),
+            _rate_bar(
+                players,
+                "blind_nil_rate",
+                "blind_nil_made",
+                "blind_nil_attempts",
+                "Blind Nil",
+                "#2d6a27",
+            ),
+        ]
+    )
+    figure.update_layout(
+        _LAYOUT,
+        title="Nil and Blind Nil success",
+        barmode="group",
+        yaxis={"tickformat": ".0%", "range": [0, 1.15]},
+        hovermode="closest",
+    )
+    return figure
+
+
+def bid_accuracy(players: pl.DataFrame) -> go.Figure:
+    """How each player's number bids went: exact, over (made with bags) or set, as shares
+    of her bids, stacked to 100%, each part labelled with its count."""
+    labels = player_labels(players)
+    figure = go.Figure()
+    for name, column, colour in (
+        ("exact", "exact", "#4c78a8"),
+        ("over", "over", "#f2b134"),
+        ("set", "set", "#b82e2e"),
+    ):
+        rates = players.get_column(f"{column}_rate").to_list()
+        figure.add_trace(
+            go.Bar(
+                x=labels,
+                y=[value if value is not None else 0 for value in rates],
+                name=name,
+                marker_color=colour,
+                text=[str(count) for count in players.get_column(column)],
+                textposition="inside",
+                hovertemplate="%{x}<br>%{y:.0%} (%{text} bids)<extra>" + name + "</extra>",
+            )
+        )
+    figure.update_layout(
+        _LAYOUT,
+        title="Bid accuracy",
+        barmode="stack",
+        yaxis={"tickformat": ".0%"},
+        hovermode="closest",
+    )
+    return figure
+
+
+def bags_per_hand(players: pl.DataFrame) -> go.Figure:
+    """The bags her side took per hand, on average, for each player."""
+    figure = go.Figure(
+        go.Bar(
+            x=player_labels(players),
+            y=players.get_column("bags_per_hand").to_list(),
+            name="bags per hand",
+            marker_color="#f2b134",
+            text=[f"{value:.2f}" for value in players.get_column("bags_per_hand")],
+            textposition="outside",
+        )
+    )
+    figure.update_layout(_LAYOUT, title="Bags per hand", yaxis_title="bags", hovermode="closest")
+    return figure
+
+
+def win_rates(players: pl.DataFrame) -> go.Figure:
+    """Each player's share of her complete games won, labelled wins/complete games."""
+    figure = go.Figure(
+        _rate_bar(players, "win_rate", "wins", "complete_games", "win rate", "#4c78a8")
+    )
+    figure.update_layout(
+        _LAYOUT,
+        title="Win rate",
+        yaxis={"tickformat": ".0%", "range": [0, 1.15]},
+        hovermode="closest",
+    )
+    return figure
+
+
+def final_scores(games: pl.DataFrame) -> go.Figure:
+    """The distribution of final scores of complete games: winners and losers apart."""
+    done = games.filter(pl.col("complete"))
+    winner_zero = pl.col("winner") == 0
+    winners = done.select(pl.when(winner_zero).then("score_0").otherwise("score_1"))
+    losers = done.select(pl.when(winner_zero).then("score_1").otherwise("score_0"))
+    figure = go.Figure(
+        [
+            go.Histogram(
+                x=winners.to_series().to_list(),
+                name="winner",
+                marker_color="#4c78a8",
+                opacity=0.75,
+            ),
+            go.Histogram(
+                x=losers.to_series().to_list(),
+                name="loser",
+                marker_color="#b82e2e",
+                opacity=0.75,
+            ),
+        ]
+    )
+    figure.update_layout(
+        _LAYOUT,
+        title="Final scores of complete games",
+        barmode="overlay",
+        xaxis_title="final score",
+        yaxis_title="games",
+        hovermode="closest",
+    )
+    return figure
+
+
+def hand_points(side_hands: pl.DataFrame) -> go.Figure:
+    """The distribution of a side's points in one hand, one histogram per variant."""
+    figure = go.Figure(
+        [
+            go.Histogram(
+                x=side_hands.filter(pl.col("variant") == variant).get_column("points").to_list(),
+                name=variant,
+                marker_color=colour,
+                opacity=0.75,
+            )
+            for variant, colour in (("two-player", "#4c78a8"), ("four-player", "#f2b134"))
+        ]
+    )
+    figure.update_layout(
+        _LAYOUT,
+        title="Points of a side in one hand",
+        barmode="overlay",
+        xaxis_title="points",
+        yaxis_title="side-hands",
+        hovermode="closest",
+    )
+    return figure

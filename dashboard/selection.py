@@ -1,0 +1,85 @@
+"""Choosing what to look at: the sidebar's filters (variant, rules, player) applied to the
+stats tables, and the labels games and players are picked by. Pure polars, no Streamlit.
+
+An empty selection means "all". A player filter keeps the games in which any of the chosen
+players sat, and the hand rows of those games. Labels are plain text (for select boxes, which
+show text as it is), with control characters made visible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from spades_replay.stats.tables import Tables
+
+from .markup import plain
+
+
+@dataclass(frozen=True, slots=True)
+class Filters:
+    """What the sidebar selected: variants, rules labels, player keys (empty: all)."""
+
+    variants: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
+    players: tuple[str, ...] = ()
+
+    @property
+    def active(self) -> bool:
+        """Whether anything is filtered out at all."""
+        return bool(self.variants or self.rules or self.players)
+
+
+def game_numbers(tables: Tables, seats: pl.DataFrame, filters: Filters) -> pl.Series:
+    """The ``game`` numbers that pass the filters, in input order.
+
+    ``seats`` has one row per seat of every game (``game``, ``player_key``), unfinished games
+    included, since a player sits in a game before any hand is complete.
+    """
+    games = tables.games
+    if filters.variants:
+        games = games.filter(pl.col("variant").is_in(filters.variants))
+    if filters.rules:
+        games = games.filter(pl.col("rules").is_in(filters.rules))
+    if filters.players:
+        chosen = seats.filter(pl.col("player_key").is_in(filters.players)).get_column("game")
+        games = games.filter(pl.col("game").is_in(chosen.implode()))
+    return games.get_column("game")
+
+
+def apply(tables: Tables, seats: pl.DataFrame, filters: Filters) -> Tables:
+    """The tables restricted to the games that pass the filters."""
+    if not filters.active:
+        return tables
+    kept = game_numbers(tables, seats, filters).implode()
+    return Tables(
+        tables.seat_hands.filter(pl.col("game").is_in(kept)),
+        tables.side_hands.filter(pl.col("game").is_in(kept)),
+        tables.games.filter(pl.col("game").is_in(kept)),
+    )
+
+
+def player_options(seats: pl.DataFrame) -> dict[str, str]:
+    """Every player key, with the name to show for it (``name (key)`` when the record gave
+    an id that differs from the name), sorted by what is shown."""
+    pairs = seats.select("player_key", "player").unique(subset="player_key", keep="first")
+    shown = {
+        key: plain(name, 60) if key == name else f"{plain(name, 60)} ({plain(key, 60)})"
+        for key, name in pairs.iter_rows()
+    }
+    return dict(sorted(shown.items(), key=lambda item: (item[1].casefold(), item[0])))
+
+
+def game_labels(games: pl.DataFrame) -> list[str]:
+    """A label for each row of the games table: id, variant, sides and how it ended."""
+    labels = []
+    for row in games.iter_rows(named=True):
+        sides = f"{plain(row['side_0'], 60)} vs {plain(row['side_1'], 60)}"
+        scores = f"{row['score_0']} to {row['score_1']}"
+        if row["complete"]:
+            ended = f"won by {plain(row['winner_players'], 60)}, {scores}"
+        else:
+            ended = f"unfinished, {scores} after {row['hands']} hand(s)"
+        labels.append(f"{plain(row['game_id'], 60)} · {row['variant']} · {sides} · {ended}")
+    return labels
