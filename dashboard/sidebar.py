@@ -1,0 +1,76 @@
+"""The sidebar every page shares: where the data comes from (the paths given, uploads), what
+was left out, and the filters. It builds the :class:`~.widgets.Context` of the run."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from spades_replay.engine.seats import Variant
+
+from . import validate
+from .data import UPLOAD_BYTES, load, scan
+from .markup import md
+from .selection import Filters, apply, player_options
+from .widgets import CONTEXT, Context, opened_uploads, upload_of
+
+UPLOAD_TYPES = ["json", "jsonl", "ndjson", "gz"]
+"""What the upload widgets take: records, corpora, and either gzip-compressed."""
+
+
+def _known(key: str, options: list[str]) -> None:
+    """Drop from a multiselect's value whatever is no longer an option."""
+    if key in st.session_state:
+        st.session_state[key] = [value for value in st.session_state[key] if value in options]
+
+
+def render(paths: tuple[str, ...]) -> Context:
+    """Draw the sidebar, load what it names, and keep the context for the page."""
+    sidebar = st.sidebar
+    sidebar.header("Data")
+    if paths:
+        sidebar.caption("Records under")
+        sidebar.code("\n".join(paths), language=None)
+    else:
+        sidebar.caption("No path given: upload records below.")
+    files = sidebar.file_uploader(
+        "Add records",
+        type=UPLOAD_TYPES,
+        accept_multiple_files=True,
+        key="sidebar_upload",
+        max_upload_size=UPLOAD_BYTES >> 20,
+        help=f"Records, .jsonl corpora or either gzipped, up to {UPLOAD_BYTES >> 20} MiB each; "
+        "read in memory only.",
+    )
+    uploads = {upload.digest: upload for upload in map(upload_of, files or [])}
+    uploads.update(opened_uploads())
+    loaded = load(scan(paths), list(uploads.values()))
+
+    games = loaded.tables.games
+    hands = loaded.tables.side_hands.height // 2
+    sidebar.markdown(f"**{len(loaded.refs)}** game(s), **{hands}** complete hand(s)")
+    if loaded.invalid:
+        sidebar.warning(f"{len(loaded.invalid)} invalid record(s) left out")
+        sidebar.page_link(validate.page(), label="See them on the Validate page")
+    for problem in loaded.problems:
+        sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
+
+    sidebar.header("Filters")
+    variants = [v.value for v in Variant if v.value in set(games.get_column("variant"))]
+    rules = sorted(set(games.get_column("rules")))
+    players = player_options(loaded.seats)
+    _known("f_variant", variants)
+    _known("f_rules", rules)
+    _known("f_player", list(players))
+    chosen_variants = sidebar.multiselect("Variant", variants, key="f_variant", placeholder="all")
+    chosen_rules = sidebar.multiselect("Rules", rules, key="f_rules", placeholder="all")
+    chosen_players = sidebar.multiselect(
+        "Player",
+        list(players),
+        key="f_player",
+        format_func=players.__getitem__,
+        placeholder="all",
+    )
+    filters = Filters(tuple(chosen_variants), tuple(chosen_rules), tuple(chosen_players))
+    context = Context(paths, loaded, filters, apply(loaded.tables, loaded.seats, filters), uploads)
+    st.session_state[CONTEXT] = context
+    return context

@@ -1,0 +1,132 @@
+"""Streamlit pieces the pages share: the context the sidebar builds, widget values, uploads,
+and the game picker.
+
+The game, hand, view and step widgets keep their values for the whole session
+(``persist_state="session"``), so a game picked on the Replay page is still picked on the
+Game charts page and back. A kept value can stop making sense (another game has fewer
+hands): :func:`restore` puts such a widget back to its default before it is drawn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import polars as pl
+import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+from spades_replay.replay import Replay
+from spades_replay.stats.tables import Tables
+
+from .data import UPLOAD_BYTES, GameRef, Loaded, Upload, replay_of
+from .markup import md
+from .selection import Filters, game_labels
+
+CONTEXT = "context"
+OPENED = "opened uploads"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the sidebar set up for the page of this run: the paths read, everything loaded,
+    the filters and the tables they leave, and the uploads (by digest) games may come from."""
+
+    paths: tuple[str, ...]
+    loaded: Loaded
+    filters: Filters
+    view: Tables
+    uploads: dict[str, Upload]
+
+
+def current() -> Context:
+    """The context of this run (the entry script builds it before any page runs)."""
+    return cast(Context, st.session_state[CONTEXT])
+
+
+def restore(key: str, options: Sequence[Any], default: Any) -> None:
+    """Before drawing the widget ``key``: put it back to ``default`` if the value it kept is
+    not among its ``options`` any more."""
+    if key in st.session_state and st.session_state[key] not in options:
+        st.session_state[key] = default
+
+
+def set_value(key: str, value: Any) -> None:
+    """Set a widget's value (from a callback, which runs before the widget is drawn)."""
+    st.session_state[key] = value
+
+
+def upload_of(file: UploadedFile) -> Upload:
+    """An uploaded file, in memory; left unread when it is over the size cap."""
+    if file.size > UPLOAD_BYTES:
+        return Upload.too_big(file.name, file.size)
+    return Upload.of(file.name, file.getvalue())
+
+
+def opened_uploads() -> dict[str, Upload]:
+    """The uploads opened from the Validate page, by digest (they stay loaded)."""
+    return cast(dict[str, Upload], st.session_state.setdefault(OPENED, {}))
+
+
+def open_upload(upload: Upload, game_key: str) -> None:
+    """Callback of "Open in Replay": load the upload with the rest, clear the filters (so the
+    game is listed) and make its game the current one."""
+    opened_uploads()[upload.digest] = upload
+    for key in ("f_variant", "f_rules", "f_player"):
+        st.session_state[key] = []
+    set_value("game", game_key)
+    set_value("hand", 1)
+    set_value("step", 0)
+
+
+def _new_game() -> None:
+    set_value("hand", 1)
+    set_value("step", 0)
+
+
+@dataclass(frozen=True)
+class Picked:
+    """The game picked: its number in the tables, where it is, and its replay."""
+
+    game: int
+    ref: GameRef
+    replay: Replay
+
+
+def pick_game(context: Context) -> Picked | None:
+    """The game picker (games that pass the filters); the replay of the game picked, or
+    ``None`` (with a message) when there is none to show."""
+    games = context.view.games
+    if games.height == 0:
+        if context.loaded.refs:
+            st.info("No game matches the filters in the sidebar.")
+        else:
+            st.info("No valid game is loaded: give paths or upload records in the sidebar.")
+        return None
+    numbers = games.get_column("game").to_list()
+    refs = [context.loaded.ref(number) for number in numbers]
+    keys = [ref.key for ref in refs]
+    labels = dict(zip(keys, game_labels(games), strict=True))
+    restore("game", keys, keys[0])
+    key = st.selectbox(
+        "Game",
+        keys,
+        key="game",
+        format_func=labels.__getitem__,
+        on_change=_new_game,
+        persist_state="session",
+    )
+    index = keys.index(key)
+    ref = refs[index]
+    st.caption(md(ref.where, 300))
+    replay = replay_of(ref, context.uploads)
+    if replay is None:
+        st.error(f"{md(ref.where, 300)} could not be read again: it changed or went away.")
+        return None
+    return Picked(numbers[index], ref, replay)
+
+
+def game_rows(frame: pl.DataFrame, game: int) -> pl.DataFrame:
+    """The rows of one game in a stats table."""
+    return frame.filter(pl.col("game") == game)

@@ -1,0 +1,318 @@
+"""The dashboard run headless by Streamlit's AppTest: every page and every widget path, on
+the bundled fixtures (which include invalid records) and on uploads.
+
+AppTest runs no JavaScript: tests/test_dashboard_browser.py proves the pages draw in a
+browser. Here every run is followed by a check that the script raised nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+import polars as pl
+import pytest
+from spades_replay.dashboard.markup import md
+from streamlit.testing.v1 import AppTest
+
+import spades_replay
+from spades_replay.stats.collect import StatsCollection
+from spades_replay.stats.metrics import player_metrics
+from spades_replay.stats.tables import tables_of
+
+from .conftest import FIXTURES, ROOT
+
+ENTRY = str(ROOT / "dashboard" / "app.py")
+VALID = (FIXTURES / "two-player" / "mercy.json").read_bytes()
+HOSTILE_NAME = "**Eve** [click](https://evil.example) :red[x] <b>"
+
+
+def _hostile() -> bytes:
+    record = orjson.loads(VALID)
+    record["players"][0] = {"name": HOSTILE_NAME}
+    record["game_id"] = "[evil](https://evil.example)"
+    return orjson.dumps(record)
+
+
+def _run(runnable: Any) -> AppTest:
+    """Run the app (or the app of a widget just set) and check that the script raised nothing."""
+    at: AppTest = runnable.run()
+    assert not at.exception, [exception.value for exception in at.exception]
+    return at
+
+
+def _app(page: str | None = None) -> AppTest:
+    at = AppTest.from_file(ENTRY, default_timeout=30)
+    if page is not None:
+        # before the first run AppTest finds a page by its file name: our url paths
+        at.switch_page(f"{page}.py")
+    return _run(at)
+
+
+def _markdown(at: AppTest) -> str:
+    return "\n".join(element.value for element in at.main.markdown)
+
+
+def _step_text(at: AppTest) -> str:
+    return next(md.value for md in at.main.markdown if md.value.startswith("**Step "))
+
+
+def _trick_text(at: AppTest) -> str:
+    return next(md.value for md in at.main.markdown if md.value.startswith("**Trick "))
+
+
+def _table(at: AppTest, column: str) -> Any:
+    """The first table shown with a column of that name (a pandas frame)."""
+    return next(frame.value for frame in at.dataframe if column in frame.value.columns)
+
+
+def _charts(at: AppTest) -> list[dict[str, Any]]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _pick_game(at: AppTest, game_id: str) -> AppTest:
+    picker = at.selectbox(key="game")
+    index = next(i for i, label in enumerate(picker.options) if label.startswith(game_id + " "))
+    return _run(picker.select_index(index))
+
+
+@pytest.fixture
+def app() -> AppTest:
+    """The dashboard on its default data (fixtures/), on the Replay page."""
+    return _app()
+
+
+def test_opens_on_the_fixtures_and_reports_the_invalid_ones(app: AppTest) -> None:
+    assert app.title[0].value == "Replay"
+    assert app.sidebar.markdown[0].value == "**69** game(s), **880** complete hand(s)"
+    assert app.sidebar.warning[0].value == "41 invalid record(s) left out"
+    assert app.sidebar.code[0].value.endswith("fixtures")
+    picker = app.selectbox(key="game")
+    assert len(picker.options) == 69
+    assert picker.options[0].startswith("four-player-s12-000000 · four-player · Alex & Charlie")
+    assert _step_text(app).startswith("**Step 0 of 57** · bidding · spades not broken yet")
+
+
+def test_stepping_card_by_card_and_trick_by_trick_changes_the_trick_shown(app: AppTest) -> None:
+    _run(app.button(key="next_trick").click())
+    setup_end = app.slider(key="step").value
+    assert "No card played yet." in [caption.value for caption in app.main.caption]
+    _run(app.button(key="next_card").click())
+    assert app.slider(key="step").value == setup_end + 1
+    first = _trick_text(app)
+    assert first.startswith("**Trick 1**, led by")
+    assert "Winning so far" in first
+    _run(app.button(key="next_trick").click())
+    assert app.slider(key="step").value == setup_end + 4
+    assert "Won by" in _trick_text(app)
+    _run(app.button(key="next_trick").click())
+    second = _trick_text(app)
+    assert second.startswith("**Trick 2**")
+    assert second != first
+    _run(app.button(key="prev_trick").click())
+    assert _trick_text(app).startswith("**Trick 1**")
+    _run(app.button(key="prev_card").click())
+    assert app.slider(key="step").value == setup_end + 3
+    assert "Winning so far" in _trick_text(app)
+    _run(app.button(key="last").click())
+    assert app.slider(key="step").value == 57
+    assert app.button(key="next_card").disabled
+    assert _table(app, "").shape == (9, 3)
+    _run(app.button(key="first").click())
+    assert app.slider(key="step").value == 0
+    assert app.button(key="prev_card").disabled
+
+
+def test_the_slider_moves_to_any_step(app: AppTest) -> None:
+    _run(app.slider(key="step").set_value(30))
+    assert _step_text(app).startswith("**Step 30 of 57** · play")
+    first = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
+    state = spades_replay.replay(spades_replay.loads(first)).hands[0].timeline[30].state
+    tricks = _table(app, "won by")
+    assert list(tricks["trick"]) == [str(trick.number) for trick in state.tricks]
+    assert f"**Trick {len(state.tricks) + 1}**" in _trick_text(app)
+
+
+def test_jumping_to_a_hand_starts_it_from_the_deal(app: AppTest) -> None:
+    _run(app.slider(key="step").set_value(20))
+    _run(app.selectbox(key="hand").select(3))
+    assert app.slider(key="step").value == 0
+    assert "Going into hand 3:" in _markdown(app)
+    assert app.selectbox(key="hand").options == [f"Hand {n} of 4" for n in range(1, 5)]
+
+
+def test_one_seats_view_hides_the_other_hands(app: AppTest) -> None:
+    hidden = [md.value for md in app.main.markdown if "hidden]" in md.value]
+    assert hidden == []
+    _run(app.selectbox(key="view").select(1))
+    hidden = [md.value for md in app.main.markdown if md.value.endswith("card(s), hidden]")]
+    assert hidden == [":gray[13 card(s), hidden]"] * 3
+    assert app.selectbox(key="view").value == 1
+
+
+def test_a_two_player_game_shows_its_draft_and_the_end_of_an_unfinished_hand(
+    app: AppTest,
+) -> None:
+    _pick_game(app, "two-player-unfinished")
+    assert app.slider(key="step").value == 0
+    assert "The deck is shuffled, face down" in _step_text(app)
+    _run(app.slider(key="step").set_value(4))
+    assert _table(app, "turn").shape[0] == 4
+    assert " keeps " in _step_text(app) or " discards " in _step_text(app)
+    _run(app.selectbox(key="hand").select(3))
+    _run(app.button(key="last").click())
+    assert "The record stops here" in app.main.warning[0].value
+
+
+def test_game_charts_draw_the_picked_game_from_its_tables() -> None:
+    at = _app("charts")
+    assert at.title[0].value == "Game charts"
+    _pick_game(at, "fixture-two-player-standard-game")
+    scores, bags, parts = _charts(at)
+    assert [len(chart["data"]) for chart in (scores, bags, parts)] == [2, 3, 10]
+    replay = spades_replay.replay(
+        spades_replay.load(FIXTURES / "two-player" / "standard-game.json")
+    )
+    assert scores["data"][0]["y"][-1] == replay.result.scores[0]
+    assert scores["layout"]["shapes"][0]["y0"] == 500
+    assert bags["data"][2]["x"] == [8, 12, 15, 20]
+    assert _table(at, "contract pts").shape == (42, 12)
+
+
+def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
+    at = _app("stats")
+    assert at.title[0].value == "Corpus stats"
+    collection = StatsCollection([FIXTURES])
+    assert len(list(collection)) == 41
+    games = collection.tables().games
+    assert [metric.value for metric in at.metric][:2] == [
+        str(games.height),
+        str(games.filter(pl.col("complete")).height),
+    ]
+    charts = _charts(at)
+    assert [chart["layout"]["title"]["text"] for chart in charts] == [
+        "Nil and Blind Nil success",
+        "Bid accuracy",
+        "Win rate",
+        "Bags per hand",
+        "Final scores of complete games",
+        "Points of a side in one hand",
+    ]
+    assert [len(chart["data"]) for chart in charts] == [2, 3, 1, 1, 2, 2]
+    players = _table(at, "player_key")
+    assert players.shape[0] == len(charts[0]["data"][0]["x"])
+    _run(at.multiselect(key="f_variant").select("two-player"))
+    two_player = games.filter(pl.col("variant") == "two-player").height
+    assert at.metric[0].value == str(two_player)
+    assert set(_table(at, "player_key")["variant"]) == {"two-player"}
+    _run(at.multiselect(key="f_player").select("heuristic-megan"))
+    megan = player_metrics(collection.tables()).filter(
+        pl.col("player_key") == "heuristic-megan", pl.col("variant") == "two-player"
+    )
+    shown = _table(at, "player_key")
+    assert list(shown["player"]) == ["Megan"] * megan.height
+    assert list(shown["rules"]) == megan.get_column("rules").to_list()
+    _run(at.multiselect(key="f_variant").unselect("two-player").select("four-player"))
+    assert at.info[0].value.startswith("No game to count")
+
+
+def test_filters_narrow_the_game_picker(app: AppTest) -> None:
+    _run(app.multiselect(key="f_rules").select("lose_score=-200"))
+    options = app.selectbox(key="game").options
+    assert [label.split(" · ")[0] for label in options] == [
+        "fixture-four-player-mercy",
+        "fixture-two-player-mercy",
+    ]
+    _run(app.multiselect(key="f_variant").select("four-player"))
+    _run(app.multiselect(key="f_player").select("heuristic-megan"))
+    assert app.info[0].value == "No game matches the filters in the sidebar."
+
+
+def test_a_bad_upload_shows_its_error_never_a_traceback() -> None:
+    at = _app("validate")
+    assert at.title[0].value == "Validate"
+    _run(at.file_uploader(key="upload").set_value(("bad.json", b"{oops", "application/json")))
+    assert at.error[0].value == f"**{md('bad.json')}**: 1 of 1 record(s) invalid, 0 valid."
+    assert "code `format.json`" in at.error[1].value
+    _run(at.file_uploader(key="upload").set_value(("x.jsonl.gz", b"nope", "application/gzip")))
+    name = md("x.jsonl.gz")
+    assert at.error[0].value.startswith(f"**{name}**: cannot decompress {name}")
+
+
+def test_every_error_of_an_upload_with_its_place_and_rule() -> None:
+    at = _app("validate")
+    revoke = (FIXTURES / "invalid" / "play-revoke.json").read_bytes()
+    corpus = b"\n".join([orjson.dumps(orjson.loads(VALID)), orjson.dumps(orjson.loads(revoke))])
+    _run(at.file_uploader(key="upload").set_value(("two.jsonl", corpus, "application/jsonl")))
+    assert at.error[0].value == f"**{md('two.jsonl')}**: 1 of 2 record(s) invalid, 1 valid."
+    problem = at.error[1].value
+    expected = json.loads((FIXTURES / "invalid" / "EXPECTED.json").read_text())["play-revoke.json"]
+    assert problem.startswith(f"{md('two.jsonl')}, line 2")
+    assert "rule: " in problem
+    assert "code `play.revoke`" in problem
+    assert expected["place"].split(",")[0] in problem
+    table = _table(at, "pointer")
+    assert list(table["code"]) == ["play.revoke"]
+
+
+def test_a_valid_upload_opens_in_the_replay_page() -> None:
+    at = _app("validate")
+    hostile = _hostile()
+    _run(at.multiselect(key="f_variant").select("four-player"))
+    _run(at.file_uploader(key="upload").set_value(("evil.json", hostile, "application/json")))
+    assert at.success[0].value == f"**{md('evil.json')}**: 1 record(s), all valid."
+    digest = hashlib.sha256(hostile).hexdigest()
+    _run(at.button(key=f"open {digest}").click())
+    assert at.title[0].value == "Replay"
+    assert at.multiselect(key="f_variant").value == []
+    assert at.selectbox(key="game").value.startswith(f"upload|{digest[:16]}|")
+    assert at.sidebar.markdown[0].value.startswith("**70** game(s)")
+    text = _markdown(at)
+    assert f"{md(HOSTILE_NAME, 60)} (seat 0)" in text
+    assert "[click](" not in text
+    assert f"**{md('[evil](https://evil.example)', 120)}**" in text
+
+
+def test_the_validate_page_lists_the_invalid_records_of_the_loaded_data() -> None:
+    at = _app("validate")
+    assert "**41** of 110 record(s) are invalid" in _markdown(at)
+    assert len(at.main.error) == 20
+    assert _table(at, "pointer").shape[0] >= 41
+
+
+def test_the_sidebar_upload_adds_games_to_every_page(app: AppTest) -> None:
+    hostile = _hostile()
+    _run(app.file_uploader(key="sidebar_upload").set_value(("e.json", hostile, "text/json")))
+    assert app.sidebar.markdown[0].value.startswith("**70** game(s)")
+    _pick_game(app, "[evil](https://evil.example)")
+    assert app.selectbox(key="view").options[1].startswith(f"Seat 0: {HOSTILE_NAME}'s view")
+    assert HOSTILE_NAME in app.multiselect(key="f_player").options
+
+
+def test_paths_that_cannot_be_read_are_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "argv", [ENTRY, str(tmp_path), str(tmp_path / "missing.jsonl")])
+    at = _app()
+    assert at.sidebar.error[0].value.startswith("no such file or directory")
+    assert at.info[0].value.startswith("No valid game is loaded")
+
+
+def test_a_larger_corpus_loads_and_its_progress_bar_goes_away(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "many.jsonl"
+    lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes()
+    corpus.write_bytes(lines * 4)
+    monkeypatch.setattr(sys, "argv", [ENTRY, str(corpus)])
+    at = _app("stats")
+    assert at.metric[0].value == "100"
+    assert [bar.value for bar in at.get("progress")] == []
+    tables = tables_of(
+        spades_replay.replay(spades_replay.loads(line)) for line in lines.splitlines() * 4
+    )
+    assert _table(at, "player_key").shape[0] == player_metrics(tables).height == 4
