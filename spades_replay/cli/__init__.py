@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from spades_replay import __version__
 from spades_replay.cli import (
     analyze_cmd,
+    dashboard_cmd,
     replay_cmd,
     schema_cmd,
     simulate_cmd,
@@ -22,7 +23,15 @@ from spades_replay.cli import (
 )
 from spades_replay.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
-COMMANDS = (validate_cmd, replay_cmd, analyze_cmd, stats_cmd, simulate_cmd, schema_cmd)
+COMMANDS = (
+    validate_cmd,
+    replay_cmd,
+    analyze_cmd,
+    stats_cmd,
+    simulate_cmd,
+    schema_cmd,
+    dashboard_cmd,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,371 @@
+"""The dashboard's parts that need no Streamlit run: what a replay step shows (board), safe
+text (markup), filters (selection), reading records and uploads (data), and the
+``spades-replay dashboard`` command up to the point where it becomes the server."""
+
+from __future__ import annotations
+
+import argparse
+import doctest
+import gzip
+import hashlib
+import sys
+from functools import cache
+from pathlib import Path
+
+import orjson
+import polars as pl
+import pytest
+from spades_replay.dashboard import board, data, markup, selection
+
+import spades_replay
+from spades_replay.cli import dashboard_cmd, main
+from spades_replay.engine.cards import parse_card
+from spades_replay.engine.state import Draw, Exchange, Phase, PlayCard
+from spades_replay.limits import Limits
+from spades_replay.replay import Replay
+
+from .conftest import FIXTURES, ROOT
+
+
+@cache
+def _replay(name: str) -> Replay:
+    return spades_replay.replay(spades_replay.load(FIXTURES / f"{name}.json"))
+
+
+@pytest.mark.parametrize("module", [board, markup], ids=lambda module: module.__name__)
+def test_docstring_examples(module: object) -> None:
+    failures, tried = doctest.testmod(module, raise_on_error=False)  # type: ignore[arg-type]
+    assert tried
+    assert not failures
+
+
+# markup
+
+
+def test_untrusted_text_comes_out_of_markdown_as_it_went_in() -> None:
+    evil = "**Eve** [x](https://evil.example) ![i](https://t.example/p.png) :red[r] $x$ <b>"
+    escaped = markup.md(evil)
+    for piece in ("**", "[x]", "](", "![", ":red[", "$x$", "<b>"):
+        assert piece not in escaped
+    # every backslash escapes the punctuation after it: removing them gives the text back
+    assert escaped.replace("\\", "").replace(markup.JOINER, "") == evil
+    assert markup.md("bell\x07\nnext") == "bell\\\\x07\\\\x0anext"
+
+
+def test_a_holding_is_grouped_by_suit_spades_first_red_suits_in_red() -> None:
+    mask = sum(1 << parse_card(card) for card in ("2C", "AS", "TH", "KD", "3S"))
+    assert markup.hand_md(mask) == "**A♠** **3♠**\u2003:red[**10♥**]\u2003**2♣**\u2003:red[**K♦**]"
+
+
+# board
+
+
+def test_trick_marks_stop_before_the_first_card_and_after_every_trick() -> None:
+    hand = _replay("four-player/standard-game").hands[0]
+    marks = board.trick_marks(hand)
+    timeline = hand.timeline
+    assert len(marks) == 14
+    assert isinstance(timeline[marks[0] + 1].action, PlayCard)
+    assert not isinstance(timeline[marks[0]].action, PlayCard)
+    for number, mark in enumerate(marks[1:], start=1):
+        assert len(timeline[mark].state.tricks) == number
+        assert timeline[mark].state.trick == ()
+    assert marks[-1] == len(timeline) - 1
+    assert board.next_mark(marks, 0, len(timeline) - 1) == marks[0]
+    assert board.next_mark(marks, marks[3], len(timeline) - 1) == marks[4]
+    assert board.previous_mark(marks, marks[3] + 2) == marks[3]
+
+
+def test_a_seat_view_hides_the_other_seats_cards() -> None:
+    replay = _replay("four-player/standard-game")
+    state = replay.hands[0].timeline[10].state
+    everyone = board.seat_panels(replay, state, None)
+    assert [panel.cards for panel in everyone] == list(state.holdings)
+    alone = board.seat_panels(replay, state, 2)
+    assert [panel.cards is None for panel in alone] == [True, True, False, True]
+    assert [panel.count for panel in alone] == [mask.bit_count() for mask in state.holdings]
+    assert "Charlie" in alone[2].title
+    dealer = replay.hands[0].outcome.dealer
+    assert [("dealer" in panel.title) for panel in alone] == [s == dealer for s in range(4)]
+    assert [panel.to_act for panel in alone].count(True) == 1
+
+
+def test_the_trick_on_the_table_in_progress_then_complete() -> None:
+    replay = _replay("four-player/standard-game")
+    hand = replay.hands[0]
+    marks = board.trick_marks(hand)
+    first = hand.outcome.play.tricks[0]
+    during = board.trick_view(hand.timeline[marks[0] + 2].state)
+    assert during is not None
+    assert not during.complete
+    assert during.number == 1
+    assert during.leader == first.leader
+    assert [card for _, card in during.plays] == list(first.cards[:2])
+    done = board.trick_view(hand.timeline[marks[1]].state)
+    assert done is not None
+    assert done.complete
+    assert done.winner == first.winner
+    text = board.trick_md(replay, done)
+    assert text.startswith("**Trick 1**, led by")
+    assert f"Won by **{board.player(replay, first.winner)}**" in text
+    assert board.trick_view(hand.timeline[0].state) is None
+
+
+def test_the_draft_shows_a_seat_only_what_she_saw() -> None:
+    replay = _replay("two-player/standard-game")
+    hand = replay.hands[0]
+    index = 26  # the whole draft
+    everyone = board.draft_rows(replay, hand, index, None)
+    assert len(everyone) == 26
+    assert "hidden" not in str(everyone)
+    mine = board.draft_rows(replay, hand, index, hand.outcome.dealer)
+    for row, full, step in zip(mine, everyone, hand.timeline[1 : index + 1], strict=True):
+        action = step.action
+        assert isinstance(action, Draw)
+        if action.seat != hand.outcome.dealer:
+            assert row["kept"] == row["discarded"] == "hidden"
+        else:
+            assert row["kept"] == full["kept"]
+            assert (row["discarded"] == "hidden") == action.keep
+    opponent = next(
+        step.index for step in hand.timeline[1:] if step.action.seat != hand.outcome.dealer
+    )
+    words = board.describe(replay, hand, opponent, hand.outcome.dealer)
+    assert words.endswith("takes a draft turn.")
+    assert "♠" not in words
+    assert "♥" not in words
+
+
+def test_a_blind_nil_exchange_is_seen_by_the_partners_only() -> None:
+    replay = _replay("four-player/blind-nil")
+    hand = replay.hands[0]
+    exchange = hand.outcome.exchanges[0]
+    assert exchange.seat == 1
+    for viewer, seen in ((None, True), (1, True), (3, True), (0, False), (2, False)):
+        text = board.exchange_md(replay, exchange, viewer)
+        assert ("puts away" in text) is seen, viewer
+        assert ("exchanges 3 card(s) with her partner" in text) is not seen
+    step = next(step for step in hand.timeline if isinstance(step.action, Exchange))
+    assert "(Blind Nil) puts away" in board.describe(replay, hand, step.index, None)
+
+
+def test_the_score_table_is_the_hands_score_sheet() -> None:
+    replay = _replay("two-player/standard-game")
+    hand = next(hand for hand in replay.hands if hand.scores and hand.scores[1].bag_penalties)
+    assert hand.scores is not None
+    rows = {row[""]: row for row in board.score_rows(replay, hand.scores)}
+    megan, drew = "seat 0: Megan", "seat 1: Drew"
+    assert rows["score"][megan] == str(hand.scores[0].score)
+    assert rows["score"][drew] == str(hand.scores[1].score)
+    assert rows["bag penalty"][drew] == "-100"
+    assert rows["hand total"][drew] == f"{hand.scores[1].points:+d}"
+    assert board.scores_before(replay, replay.hands[0]) == ((0, 0), (0, 0))
+
+
+def test_bids_sides_and_result_in_words() -> None:
+    replay = _replay("four-player/standard-game")
+    hand = replay.hands[0]
+    start, end = hand.timeline[0].state, hand.timeline[-1].state
+    assert board.side_lines(replay, start)[0].endswith("bidding, 0 trick(s) won")
+    team = sum(bid for bid in hand.outcome.bids[0::2] if bid > 0)
+    assert (
+        f"contract {team}, {end.tricks_won[0] + end.tricks_won[2]} trick(s)"
+        in (board.side_lines(replay, end)[0])
+    )
+    assert board.phase_label(end) == "hand over"
+    assert end.phase is Phase.DONE
+    assert board.result_md(replay).startswith("**Alex \\& Charlie** reached the target")
+    assert board.result_md(_replay("two-player/unfinished")).startswith("Unfinished:")
+
+
+# selection
+
+
+@cache
+def _loaded() -> data.Loaded:
+    files = sorted(str(path) for path in (FIXTURES / "two-player").glob("*.json"))
+    files += sorted(str(path) for path in (FIXTURES / "four-player").glob("*.json"))
+    return data.read_files([(path, "digest") for path in files])
+
+
+def test_filters_keep_the_games_of_a_variant_rules_and_players() -> None:
+    loaded = _loaded()
+    tables, seats = loaded.tables, loaded.seats
+    assert selection.apply(tables, seats, selection.Filters()) is tables
+    two = selection.apply(tables, seats, selection.Filters(variants=("two-player",)))
+    assert set(two.games.get_column("variant")) == {"two-player"}
+    assert set(two.seat_hands.get_column("variant")) == {"two-player"}
+    assert two.games.height == 7
+    mercy = selection.Filters(rules=("lose_score=-200",))
+    assert selection.apply(tables, seats, mercy).games.height == 2
+    alex = seats.filter(pl.col("player") == "Alex").item(0, "player_key")
+    only = selection.apply(tables, seats, selection.Filters(players=(alex,)))
+    assert set(only.games.get_column("variant")) == {"four-player"}
+    assert only.games.height == 8  # unfinished games too: she sat in them
+    assert set(only.side_hands.get_column("game")) <= set(only.games.get_column("game"))
+
+
+def test_labels_to_pick_games_and_players_by() -> None:
+    loaded = _loaded()
+    labels = selection.game_labels(loaded.tables.games)
+    assert labels[0].startswith("fixture-two-player-blind-nil · two-player · Megan vs Drew · ")
+    assert any("unfinished" in label for label in labels)
+    options = selection.player_options(loaded.seats)
+    assert options["heuristic-megan"] == "Megan (heuristic-megan)"
+
+
+# data
+
+
+def _upload(name: str, payload: bytes) -> data.Upload:
+    return data.Upload.of(name, payload)
+
+
+def test_an_upload_of_one_record_or_a_corpus_is_read_in_memory() -> None:
+    record = (FIXTURES / "two-player" / "mercy.json").read_bytes()
+    bad = (FIXTURES / "invalid" / "play-revoke.json").read_bytes()
+    one = data.read_upload(_upload("game.json", record))
+    assert (len(one.refs), len(one.invalid), one.records) == (1, 0, 1)
+    assert one.refs[0].where == "upload game.json"
+    lines = b"\n".join([orjson.dumps(orjson.loads(record)), b"", orjson.dumps(orjson.loads(bad))])
+    corpus = data.read_upload(_upload("games.jsonl", lines + b"\n"))
+    assert [ref.line for ref in corpus.refs] == [1]
+    assert [(report.line, report.problems[0].code.value) for report in corpus.invalid] == [
+        (3, "play.revoke")
+    ]
+    packed = data.read_upload(_upload("games.jsonl.gz", gzip.compress(lines)))
+    assert [ref.line for ref in packed.refs] == [1]
+    assert len(packed.invalid) == 1
+    assert packed.tables.games.get_column("source").to_list() == ["upload games.jsonl.gz:1"]
+
+
+def test_bad_uploads_are_problems_not_errors() -> None:
+    not_json = data.read_upload(_upload("bad.json", b"{oops"))
+    assert not_json.invalid[0].problems[0].code.value == "format.json"
+    broken = data.read_upload(_upload("games.jsonl.gz", b"not gzip at all"))
+    assert broken.problems[0].code.value == "io.compression"
+    huge = data.read_upload(data.Upload.too_big("huge.json", data.UPLOAD_BYTES + 1))
+    assert huge.problems[0].code.value == "format.limit"
+    assert "spades-replay dashboard PATH" in huge.problems[0].message
+    bomb = data.read_upload(_upload("bomb.jsonl.gz", gzip.compress(b" " * (data.UPLOAD_BYTES + 1))))
+    assert bomb.problems[0].code.value == "format.limit"
+    long_line = b'{"x": "' + b"a" * 100 + b'"}'
+    small = data.read_upload(_upload("x.jsonl", long_line), Limits(record_bytes=50))
+    assert small.invalid[0].problems[0].code.value == "format.limit"
+
+
+def test_reading_files_reports_progress_and_exact_places() -> None:
+    corpus = str(FIXTURES / "corpus" / "mixed.jsonl.gz")
+    heard: list[tuple[int, int, int]] = []
+    loaded = data.read_files(
+        [(corpus, "d1"), ("/no/such.json", "d2")],
+        progress=lambda done, total, records: heard.append((done, total, records)),
+    )
+    assert loaded.records == len(heard) > 0
+    assert heard[-1][0] == heard[-1][1]  # the gzip trailer gave the size to expect
+    assert [ref.line for ref in loaded.refs] == list(range(1, len(loaded.refs) + 1))
+    assert loaded.problems[0].code.value == "io.unreadable"
+
+
+def test_loads_combine_with_games_numbered_on() -> None:
+    record = (FIXTURES / "four-player" / "mercy.json").read_bytes()
+    first = _loaded()
+    second = data.read_upload(_upload("extra.json", record))
+    both = data.combine([first, second])
+    count = len(first.refs)
+    assert both.refs == (*first.refs, *second.refs)
+    assert both.tables.games.get_column("game").to_list() == list(range(count + 1))
+    assert set(both.tables.side_hands.filter(pl.col("game") == count).get_column("hand")) == set(
+        second.tables.side_hands.get_column("hand")
+    )
+    assert both.seats.filter(pl.col("game") == count).height == 4
+    empty = data.combine([])
+    assert empty.tables.games.height == 0
+    assert empty.refs == ()
+
+
+def test_the_app_reads_its_paths_from_streamlits_arguments_else_the_fixtures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entry = str(ROOT / "dashboard" / "app.py")
+    assert data.data_paths([entry, "a.jsonl", "logs"], entry) == ("a.jsonl", "logs")
+    monkeypatch.chdir(ROOT)
+    assert data.data_paths(["pytest", "-q"], entry) == ("fixtures",)
+    monkeypatch.chdir(tmp_path)
+    assert data.data_paths([entry], entry) == (str(FIXTURES),)
+    elsewhere = tmp_path / "site" / "dashboard"
+    elsewhere.mkdir(parents=True)
+    assert data.data_paths([], str(elsewhere / "app.py")) == ()
+
+
+def test_an_upload_digest_is_the_sha256_of_its_bytes() -> None:
+    upload = _upload("x.json", b"abc")
+    assert upload.digest == hashlib.sha256(b"abc").hexdigest()
+    assert upload.size == 3
+
+
+# the command
+
+
+def _arguments(*argv: str) -> argparse.Namespace:
+    from spades_replay.cli import build_parser
+
+    return build_parser().parse_args(["dashboard", *argv])
+
+
+def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:
+    command = dashboard_cmd.streamlit_command(_arguments(), ["fixtures"])
+    assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
+    assert Path(command[4]) == ROOT / "dashboard" / "app.py"
+    options = dict(zip(command[5:-2:2], command[6:-2:2], strict=True))
+    assert options == {
+        "--server.headless": "true",
+        "--server.address": "127.0.0.1",
+        "--server.port": "8501",
+        "--browser.gatherUsageStats": "false",
+        "--client.toolbarMode": "minimal",
+    }
+    assert command[-2:] == ["--", "fixtures"]
+    wide = dashboard_cmd.streamlit_command(_arguments("--port", "9000", "--address", "0.0.0.0"), [])
+    assert "9000" in wide
+    assert "0.0.0.0" in wide
+
+
+def test_the_command_without_the_extra_names_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = dashboard_cmd.find_spec
+    monkeypatch.setattr(
+        dashboard_cmd, "find_spec", lambda name: None if name == "plotly" else real(name)
+    )
+    assert main(["dashboard", "fixtures"]) == 2
+    assert capsys.readouterr().err == (
+        "spades-replay: error: the dashboard needs plotly: pip install 'spades-replay[dashboard]'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "no PATH given and no fixtures/ folder here"),
+        (["nowhere.jsonl"], "no such file or directory: nowhere.jsonl"),
+        (["--port", "70000", "."], "--port must be from 1 to 65535, not 70000"),
+    ],
+)
+def test_the_command_refuses_what_it_cannot_serve(
+    argv: list[str],
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["dashboard", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_command_defaults_to_the_fixtures_of_a_checkout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert dashboard_cmd.data_paths([]) == ["fixtures"]
