@@ -103,24 +103,31 @@ def _where(play: PlayAnalysis) -> str:
     return f"trick {play.trick}, card {play.position}"
 
 
-def _summary(replay: Replay, analysis: HandAnalysis) -> list[Text]:
-    names = _side_names(replay)
-    bids = Text("Bids: ", style="bold")
-    for seat, bid in enumerate(analysis.bids):
-        if seat:
-            bids.append(" · ")
-        bids.append(f"{_name(replay, seat)} ")
-        bids.append(bid_name(bid), style="bold magenta" if bid <= 0 else "bold")
-    par = Text("Par (double dummy): ", style="bold")
+def _summary(replay: Replay, analysis: HandAnalysis) -> list[Any]:
+    """Each side's bid, par and tricks made, side by side."""
+    table = Table(box=None, pad_edge=False)
+    table.add_column("side")
+    table.add_column("bid")
+    table.add_column("par (double dummy)", justify="right")
+    table.add_column("made", justify="right")
+    for side, name in enumerate(_side_names(replay)):
+        seats = replay.variant.side_seats(side)
+        bids = Text()
+        for index, seat in enumerate(seats):
+            if index:
+                bids.append(" + ")
+            if len(seats) > 1:
+                bids.append(f"{_name(replay, seat, 20)} ")
+            bid = analysis.bids[seat]
+            bids.append(bid_name(bid), style="bold magenta" if bid <= 0 else "bold")
+        par = "?" if analysis.par is None else str(analysis.par[side])
+        table.add_row(name, bids, par, str(analysis.made[side]))
+    notes: list[Any] = [table]
     if analysis.par is None:
-        par.append("not found within the time cap", style="yellow")
-    else:
-        par.append(f"{names[0]} {analysis.par[0]} · {names[1]} {analysis.par[1]}")
-    made = Text("Made: ", style="bold")
-    made.append(f"{names[0]} {analysis.made[0]} · {names[1]} {analysis.made[1]}")
+        notes.append(Text("Par: not found within the time cap.", style="yellow"))
     if not analysis.complete:
-        made.append(" (so far: the record stops in this hand)", style="yellow")
-    return [bids, par, made]
+        notes.append(Text("Made: so far, as the record stops in this hand.", style="yellow"))
+    return notes
 
 
 def _nil_lines(replay: Replay, analysis: HandAnalysis) -> list[Text]:
