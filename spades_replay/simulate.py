@@ -13,11 +13,11 @@ True
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 import random
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from spades_replay.engine.cards import DECK
 from spades_replay.engine.rules import STANDARD, Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
+from spades_replay.parallel import ordered_map
 from spades_replay.record import models
 from spades_replay.record.io import dumps
 from spades_replay.recorder import Recorder
@@ -157,14 +158,13 @@ def _game_bytes(job: tuple[CorpusSpec, int]) -> bytes:
     return dumps(record)
 
 
-def simulate_corpus(spec: CorpusSpec, *, jobs: int = 1) -> Iterator[bytes]:
+def simulate_corpus(spec: CorpusSpec, *, jobs: int = 1) -> Generator[bytes, None, None]:
     """The games of a corpus as compact JSON, in order, on ``jobs`` processes."""
     work = ((spec, index) for index in range(spec.games))
-    if jobs == 1:
-        yield from map(_game_bytes, work)
-        return
-    with ProcessPoolExecutor(max_workers=jobs or os.cpu_count()) as pool:
-        yield from pool.map(_game_bytes, work, chunksize=8)
+    workers = jobs if jobs > 0 else os.cpu_count() or 1
+    yield from ordered_map(
+        _game_bytes, work, workers, preload=["spades_replay.simulate"], chunksize=8
+    )
 
 
 def write_corpus(
@@ -180,22 +180,27 @@ def write_corpus(
     target = Path(output)
     written = 0
     name = target.name.lower()
-    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
-        with atomic_writer(target) as raw:
-            stream = gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if name.endswith(".gz") else raw
-            for line in simulate_corpus(spec, jobs=jobs):
+    # closing(): an interrupt stops the workers at once, not when the generator is collected
+    games = simulate_corpus(spec, jobs=jobs)
+    with contextlib.closing(games):
+        if name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
+            with atomic_writer(target) as raw:
+                stream = (
+                    gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if name.endswith(".gz") else raw
+                )
+                for line in games:
+                    stream.write(line + b"\n")
+                    written += 1
+                    if progress is not None:
+                        progress(written)
+                if stream is not raw:
+                    stream.close()
+            return written
+        target.mkdir(parents=True, exist_ok=True)
+        for index, line in enumerate(games):
+            with atomic_writer(target / f"{spec.game_id(index)}.json") as stream:
                 stream.write(line + b"\n")
-                written += 1
-                if progress is not None:
-                    progress(written)
-            if stream is not raw:
-                stream.close()
-        return written
-    target.mkdir(parents=True, exist_ok=True)
-    for index, line in enumerate(simulate_corpus(spec, jobs=jobs)):
-        with atomic_writer(target / f"{spec.game_id(index)}.json") as stream:
-            stream.write(line + b"\n")
-        written += 1
-        if progress is not None:
-            progress(written)
+            written += 1
+            if progress is not None:
+                progress(written)
     return written

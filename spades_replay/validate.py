@@ -8,11 +8,10 @@ and keeps going after every problem.
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -20,6 +19,7 @@ from typing import Any, Protocol
 from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task
 from spades_replay.errors import Code, FormatError, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.parallel import ordered_map
 from spades_replay.record.io import loads
 from spades_replay.replay import Replay, check
 
@@ -286,21 +286,22 @@ class CorpusValidation:
                 self.summary.io_errors.append(error.problem)
         return plan(files, self._chunk_bytes)
 
-    def _results(self, tasks: list[Task]) -> Iterator[TaskResult]:
-        if self._jobs == 1 or len(tasks) < 2:
-            yield from map(self._worker, tasks)
-            return
-        context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["spades_replay.validate"])
-        with ProcessPoolExecutor(max_workers=self._jobs, mp_context=context) as pool:
-            yield from pool.map(self._worker, tasks)
+    def _results(self, tasks: list[Task]) -> Generator[TaskResult, None, None]:
+        jobs = 1 if len(tasks) < 2 else self._jobs
+        yield from ordered_map(self._worker, tasks, jobs, preload=["spades_replay.validate"])
 
     def __iter__(self) -> Iterator[RecordReport]:
         tasks = self._tasks()
+        # closing(): if the caller stops early (or is interrupted), the workers stop at once
+        results = self._results(tasks)
+        with contextlib.closing(results):
+            yield from self._reports(tasks, results)
+
+    def _reports(self, tasks: list[Task], results: Iterator[TaskResult]) -> Iterator[RecordReport]:
         total = sum(task.size for task in tasks)
         done = 0
         lines_before: dict[str, int] = {}
-        for result in self._results(tasks):
+        for result in results:
             task = tasks[result.index]
             offset = lines_before.get(task.path, 0)
             lines_before[task.path] = offset + result.lines

@@ -1,0 +1,101 @@
+"""Reliability guarantees of docs/reliability.md not covered elsewhere: interrupted runs
+leave nothing behind, nothing is unpickled or evaluated, hostile text stays inert."""
+
+from __future__ import annotations
+
+import ast
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from spades_replay.cli import main
+
+from .conftest import FIXTURES, ROOT
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_during_simulate_leaves_no_partial_file(tmp_path: Path, jobs: str) -> None:
+    """Ctrl-C reaches the whole process group, workers included: exit 130, a one-line
+    message, no traceback, and no file, partial or whole."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "spades_replay",
+            "simulate",
+            "--variant",
+            "four-player",
+            "--games",
+            "20000",
+            "--jobs",
+            jobs,
+            "-o",
+            str(tmp_path / "out.jsonl"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".out.jsonl.*.partial")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert list(tmp_path.glob(".out.jsonl.*.partial")), "simulate never started writing"
+    time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert err.decode().strip() == "spades-replay: interrupted"
+    assert list(tmp_path.iterdir()) == []
+
+
+FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
+FORBIDDEN_MODULES = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
+
+
+def test_nothing_is_unpickled_or_evaluated() -> None:
+    for path in sorted((ROOT / "spades_replay").rglob("*.py")) + sorted(
+        (ROOT / "dashboard").rglob("*.py")
+    ):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                assert not {alias.name for alias in node.names} & FORBIDDEN_MODULES, path
+            if isinstance(node, ast.ImportFrom):
+                assert node.module not in FORBIDDEN_MODULES, path
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                assert node.func.id not in FORBIDDEN_CALLS, (path, node.lineno)
+
+
+HOSTILE = "Evil\x1b[31m\x1b]0;owned\x07\u202e[bold]x[/bold]"
+
+
+def hostile_record(tmp_path: Path) -> Path:
+    data = orjson.loads((FIXTURES / "two-player" / "mercy.json").read_bytes())
+    data["players"][0]["name"] = HOSTILE[:200]
+    data["game_id"] = HOSTILE
+    data["hands"][0]["plays"][1] = data["hands"][0]["plays"][0]  # and make it invalid
+    path = tmp_path / "hostile\x1b[2J.json"
+    path.write_bytes(orjson.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("command", ["validate", "stats", "replay"])
+def test_hostile_text_is_escaped_in_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    path = hostile_record(tmp_path)
+    code = main([command, str(path)])
+    assert code == 1
+    captured = capsys.readouterr()
+    for stream in (captured.out, captured.err):
+        assert "\x1b" not in stream
+        assert "\x07" not in stream
+        assert "\u202e" not in stream
+    shown = captured.out + captured.err
+    assert "\\x1b" in shown
