@@ -64,30 +64,19 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
+LIMIT_OPTIONS = (
+    ("--max-record-bytes", DEFAULT_LIMITS.record_bytes, "largest record or .jsonl line read"),
+    ("--max-depth", DEFAULT_LIMITS.depth, "deepest nesting inside meta and x- extensions"),
+    ("--max-string", DEFAULT_LIMITS.string_chars, "longest meta value or extension string"),
+)
+
+
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
     """The options that set the input size limits (docs/reliability.md)."""
-    defaults = DEFAULT_LIMITS
-    parser.add_argument(
-        "--max-record-bytes",
-        type=int,
-        default=defaults.record_bytes,
-        metavar="N",
-        help=f"largest record or .jsonl line read (default {defaults.record_bytes})",
-    )
-    parser.add_argument(
-        "--max-depth",
-        type=int,
-        default=defaults.depth,
-        metavar="N",
-        help=f"deepest nesting inside meta and x- extensions (default {defaults.depth})",
-    )
-    parser.add_argument(
-        "--max-string",
-        type=int,
-        default=defaults.string_chars,
-        metavar="N",
-        help=f"longest meta value or extension string (default {defaults.string_chars})",
-    )
+    for flag, default, meaning in LIMIT_OPTIONS:
+        parser.add_argument(
+            flag, type=int, default=default, metavar="N", help=f"{meaning} (default {default})"
+        )
 
 
 def limits_of(arguments: argparse.Namespace) -> Limits:

@@ -144,6 +144,43 @@ def check_subset(
             )
 
 
+def check_swap(
+    exchange: Exchange,
+    index: int,
+    limit: int,
+    holding: int,
+    source: int,
+    *,
+    partner: Seat | None,
+) -> tuple[int, int]:
+    """Check that an exchange has a legal size, gives only cards of ``holding`` and takes in
+    only cards of ``source`` (the discard pile, or the partner's hand when ``partner`` is
+    given); return the bitmasks of the cards given and taken."""
+    check_exchange_shape(exchange, index, limit)
+    dealt = "" if partner is None else " as dealt"  # four-player: both give before any play
+    check_subset(
+        exchange.out,
+        holding,
+        Code.EXCHANGE_NOT_HELD,
+        f"in her hand{dealt}",
+        RULE_EXCHANGE_HELD,
+        at=("exchanges", index, "out"),
+        seat=exchange.seat,
+    )
+    if partner is None:
+        code, where, rule = Code.EXCHANGE_NOT_IN_PILE, "in the discard pile", RULE_EXCHANGE_PILE
+    else:
+        code, where = (
+            Code.EXCHANGE_PARTNER_NOT_HELD,
+            f"in her partner's hand{dealt} (seat {partner})",
+        )
+        rule = RULE_EXCHANGE_PARTNER
+    check_subset(
+        exchange.in_, source, code, where, rule, at=("exchanges", index, "in"), seat=exchange.seat
+    )
+    return mask_of(exchange.out), mask_of(exchange.in_)
+
+
 def check_blind_seat(
     exchange: Exchange, index: int, blind: Sequence[bool], done: set[Seat]
 ) -> None:
@@ -188,27 +225,7 @@ def exchange_two_player(
                 at=("exchanges", index, "seat"),
                 seat=seat,
             )
-        check_exchange_shape(exchange, index, limit)
-        check_subset(
-            exchange.out,
-            holdings[seat],
-            Code.EXCHANGE_NOT_HELD,
-            "in her hand",
-            RULE_EXCHANGE_HELD,
-            at=("exchanges", index, "out"),
-            seat=seat,
-        )
-        check_subset(
-            exchange.in_,
-            pile,
-            Code.EXCHANGE_NOT_IN_PILE,
-            "in the discard pile",
-            RULE_EXCHANGE_PILE,
-            at=("exchanges", index, "in"),
-            seat=seat,
-        )
-        out = mask_of(exchange.out)
-        taken = mask_of(exchange.in_)
+        out, taken = check_swap(exchange, index, limit, holdings[seat], pile, partner=None)
         holdings[seat] = holdings[seat] & ~out | taken
         pile = pile & ~taken | out
         done.add(seat)
@@ -266,27 +283,9 @@ def exchange_four_player(
                 at=("exchanges", index, "seat"),
                 seat=seat,
             )
-        check_exchange_shape(exchange, index, limit)
-        check_subset(
-            exchange.out,
-            dealt[seat],
-            Code.EXCHANGE_NOT_HELD,
-            "in her hand as dealt",
-            RULE_EXCHANGE_HELD,
-            at=("exchanges", index, "out"),
-            seat=seat,
+        out, taken = check_swap(
+            exchange, index, limit, dealt[seat], dealt[partner], partner=partner
         )
-        check_subset(
-            exchange.in_,
-            dealt[partner],
-            Code.EXCHANGE_PARTNER_NOT_HELD,
-            f"in her partner's hand as dealt (seat {partner})",
-            RULE_EXCHANGE_PARTNER,
-            at=("exchanges", index, "in"),
-            seat=seat,
-        )
-        out = mask_of(exchange.out)
-        taken = mask_of(exchange.in_)
         holdings[seat] = holdings[seat] & ~out | taken
         holdings[partner] = holdings[partner] & ~taken | out
         done.add(seat)

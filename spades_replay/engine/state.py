@@ -25,19 +25,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from spades_replay.engine.actions import IllegalActionError
-from spades_replay.engine.cards import CARD_NAMES, Card, Suit, cards_of, mask_of
+from spades_replay.engine.cards import CARD_NAMES, Card, Suit, cards_of
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, bid_name
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.setup import (
-    RULE_EXCHANGE_HELD,
-    RULE_EXCHANGE_PARTNER,
-    RULE_EXCHANGE_PILE,
-    Exchange,
-    check_exchange_shape,
-    check_subset,
-    turn_seat,
-)
+from spades_replay.engine.setup import Exchange, check_swap, turn_seat
 from spades_replay.engine.tricks import (
     FIRST_SPADE,
     Trick,
@@ -323,30 +315,17 @@ def _draw(state: HandState, action: Draw) -> HandState:
 def _exchange(state: HandState, action: Exchange) -> HandState:
     _expect(state, Phase.EXCHANGE, action.seat, "exchange cards")
     index = len(state.exchanges)
-    check_exchange_shape(action, index, state.rules.blind_nil_exchange)
     seat = action.seat
     partner = state.variant.partner(seat)
-    check_subset(
-        action.out,
+    source = state.discard if partner is None else state.holdings[partner]
+    out, taken = check_swap(
+        action,
+        index,
+        state.rules.blind_nil_exchange,
         state.holdings[seat],
-        Code.EXCHANGE_NOT_HELD,
-        "in her hand",
-        RULE_EXCHANGE_HELD,
-        at=("exchanges", index, "out"),
-        seat=seat,
+        source,
+        partner=partner,
     )
-    pool = state.discard if partner is None else state.holdings[partner]
-    check_subset(
-        action.in_,
-        pool,
-        Code.EXCHANGE_NOT_IN_PILE if partner is None else Code.EXCHANGE_PARTNER_NOT_HELD,
-        "in the discard pile" if partner is None else f"in her partner's hand (seat {partner})",
-        RULE_EXCHANGE_PILE if partner is None else RULE_EXCHANGE_PARTNER,
-        at=("exchanges", index, "in"),
-        seat=seat,
-    )
-    out = mask_of(action.out)
-    taken = mask_of(action.in_)
     holdings = list(state.holdings)
     holdings[seat] = holdings[seat] & ~out | taken
     discard = state.discard

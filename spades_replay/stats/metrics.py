@@ -28,6 +28,30 @@ def _count(condition: pl.Expr, name: str) -> pl.Expr:
     return condition.fill_null(False).sum().cast(pl.Int64).alias(name)
 
 
+def _nil_counts() -> list[pl.Expr]:
+    """Attempts and successes of Nil and Blind Nil, from the seat table."""
+    kind = pl.col("bid_kind")
+    made = pl.col("nil_made")
+    return [
+        _count(kind == "nil", "nil_attempts"),
+        _count((kind == "nil") & made, "nil_made"),
+        _count(kind == "blind_nil", "blind_nil_attempts"),
+        _count((kind == "blind_nil") & made, "blind_nil_made"),
+    ]
+
+
+def _nil_columns() -> list[str | pl.Expr]:
+    """The Nil and Blind Nil counts, each rate beside them."""
+    return [
+        "nil_attempts",
+        "nil_made",
+        _rate("nil_made", "nil_attempts", "nil_rate"),
+        "blind_nil_attempts",
+        "blind_nil_made",
+        _rate("blind_nil_made", "blind_nil_attempts", "blind_nil_rate"),
+    ]
+
+
 def player_metrics(tables: Tables) -> pl.DataFrame:
     """One row per player (by id or name), variant and rules."""
     seats = tables.seat_hands
@@ -55,10 +79,7 @@ def player_metrics(tables: Tables) -> pl.DataFrame:
         _count(pl.col("accuracy") == "over", "over"),
         _count(pl.col("accuracy") == "set", "set"),
         pl.col("side_bags").mean().alias("bags_per_hand"),
-        _count(pl.col("bid_kind") == "nil", "nil_attempts"),
-        _count((pl.col("bid_kind") == "nil") & pl.col("nil_made"), "nil_made"),
-        _count(pl.col("bid_kind") == "blind_nil", "blind_nil_attempts"),
-        _count((pl.col("bid_kind") == "blind_nil") & pl.col("nil_made"), "blind_nil_made"),
+        *_nil_counts(),
     )
     joined = per_hand.join(per_game, on=PLAYER_KEYS, how="left", maintain_order="left")
     return joined.select(
@@ -82,12 +103,7 @@ def player_metrics(tables: Tables) -> pl.DataFrame:
         "bags_per_hand",
         "bag_penalties",
         (pl.col("bag_penalties") / pl.col("games")).alias("bag_penalties_per_game"),
-        "nil_attempts",
-        "nil_made",
-        _rate("nil_made", "nil_attempts", "nil_rate"),
-        "blind_nil_attempts",
-        "blind_nil_made",
-        _rate("blind_nil_made", "blind_nil_attempts", "blind_nil_rate"),
+        *_nil_columns(),
     ).sort(["variant", "rules", "player_key"])
 
 
@@ -107,10 +123,7 @@ def variant_metrics(tables: Tables) -> pl.DataFrame:
         pl.col("bag_penalties").sum().cast(pl.Int64).alias("bag_penalties"),
     )
     seats = tables.seat_hands.group_by(["variant", "rules"], maintain_order=True).agg(
-        _count(pl.col("bid_kind") == "nil", "nil_attempts"),
-        _count((pl.col("bid_kind") == "nil") & pl.col("nil_made"), "nil_made"),
-        _count(pl.col("bid_kind") == "blind_nil", "blind_nil_attempts"),
-        _count((pl.col("bid_kind") == "blind_nil") & pl.col("nil_made"), "blind_nil_made"),
+        *_nil_counts()
     )
     joined = games.join(sides, on=["variant", "rules"], how="left", maintain_order="left").join(
         seats, on=["variant", "rules"], how="left", maintain_order="left"
@@ -130,12 +143,7 @@ def variant_metrics(tables: Tables) -> pl.DataFrame:
         "bags_per_side_hand",
         "bag_penalties",
         (pl.col("bag_penalties") / pl.col("games")).alias("bag_penalties_per_game"),
-        "nil_attempts",
-        "nil_made",
-        _rate("nil_made", "nil_attempts", "nil_rate"),
-        "blind_nil_attempts",
-        "blind_nil_made",
-        _rate("blind_nil_made", "blind_nil_attempts", "blind_nil_rate"),
+        *_nil_columns(),
     ).sort(["variant", "rules"])
 
 
