@@ -151,3 +151,25 @@ def test_four_player_exchange_errors(swap: Exchange, blind: list[bool], code: Co
     with pytest.raises(IllegalActionError) as caught:
         exchange_four_player(four_player_deal(), [swap], blind, 3)
     assert caught.value.code is code
+
+
+@pytest.mark.parametrize(
+    ("limit", "size", "allowed"),
+    [(3, 3, True), (1, 1, True), (1, 2, False), (0, 0, True), (0, 1, False)],
+)
+def test_option_blind_nil_exchange(limit: int, size: int, allowed: bool) -> None:
+    """The option caps the exchange in both variants (fewer cards, or none, are allowed)."""
+    two = Exchange(0, cards("AS KS QS")[:size], cards("2H 3H 4H")[:size])
+    four = Exchange(1, cards("2D 3D 4D")[:size], cards("2S 3S 4S")[:size])
+    for run in (
+        lambda: exchange_two_player(two_player_draft(), [two], [True, False], 0, limit),
+        lambda: exchange_four_player(
+            four_player_deal(), [four], [False, True, False, False], limit
+        ),
+    ):
+        if allowed:
+            run()
+        else:
+            with pytest.raises(IllegalActionError) as caught:
+                run()
+            assert caught.value.code is Code.EXCHANGE_SIZE
