@@ -12,7 +12,7 @@ from spades_replay.stats.tables import rules_label
 
 from . import board
 from .markup import hand_md, md, plain
-from .widgets import current, pick_game, restore, set_value
+from .widgets import current, keep, pick_game, set_value, sync
 
 ALL = -1
 """The view option "every hand face up"; the others are seat numbers."""
@@ -25,19 +25,25 @@ def page() -> StreamlitPage:
     )
 
 
+def _new_hand() -> None:
+    keep("hand")
+    set_value("step", 0)
+
+
 def _controls(hand: HandReplay) -> int:
     """The step slider and the buttons around it; the step shown."""
     last = len(hand.timeline) - 1
     if last == 0:
         return 0
-    restore("step", range(last + 1), 0)
+    sync("step", range(last + 1), 0)
     step: int = st.slider(
         "Step",
         0,
         last,
         key="step",
         help="every action of the hand, in order",
-        persist_state="session",
+        on_change=keep,
+        args=("step",),
     )
     marks = board.trick_marks(hand)
     buttons = (
@@ -157,17 +163,15 @@ def render() -> None:
     numbers = [hand.number for hand in replay.hands]
     views = [ALL, *replay.variant.seats]
     left, right = st.columns(2)
-    restore("hand", numbers, numbers[0])
+    sync("hand", numbers, numbers[0])
     number: int = left.selectbox(
         "Jump to hand",
         numbers,
         key="hand",
         format_func=lambda n: f"Hand {n} of {len(numbers)}",
-        on_change=set_value,
-        args=("step", 0),
-        persist_state="session",
+        on_change=_new_hand,
     )
-    restore("view", views, ALL)
+    sync("view", views, ALL)
     view: int = right.selectbox(
         "View",
         views,
@@ -177,7 +181,8 @@ def render() -> None:
             if seat == ALL
             else f"Seat {seat}: {plain(replay.players[seat].name, 60)}'s view (other cards hidden)"
         ),
-        persist_state="session",
+        on_change=keep,
+        args=("view",),
     )
     viewer = None if view == ALL else view
     hand = replay.hands[number - 1]

@@ -1,10 +1,11 @@
-"""Streamlit pieces the pages share: the context the sidebar builds, widget values, uploads,
-and the game picker.
+"""Streamlit pieces the pages share: the context the sidebar builds, widget values shared
+between pages, uploads, and the game picker.
 
-The game, hand, view and step widgets keep their values for the whole session
-(``persist_state="session"``), so a game picked on the Replay page is still picked on the
-Game charts page and back. A kept value can stop making sense (another game has fewer
-hands): :func:`restore` puts such a widget back to its default before it is drawn.
+Streamlit keeps a separate widget per page, even under the same key, so the game picked on
+the Replay page would not be the one the Game charts page shows. The session keeps the
+current game, hand, view and step under keys of its own: :func:`sync` gives a widget that
+value before it is drawn (or its default, when the value is not an option there), and
+:func:`keep`, its ``on_change`` callback, makes a value the user picks the session's.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from .selection import Filters, game_labels
 
 CONTEXT = "context"
 OPENED = "opened uploads"
+_SHARED = "shared: "
 
 
 @dataclass(frozen=True)
@@ -45,16 +47,26 @@ def current() -> Context:
     return cast(Context, st.session_state[CONTEXT])
 
 
-def restore(key: str, options: Sequence[Any], default: Any) -> None:
-    """Before drawing the widget ``key``: put it back to ``default`` if the value it kept is
-    not among its ``options`` any more."""
-    if key in st.session_state and st.session_state[key] not in options:
-        st.session_state[key] = default
+def sync(key: str, options: Sequence[Any], default: Any) -> None:
+    """Before drawing the widget ``key``: give it the session's value (``default`` when that
+    value is not among ``options``). Always: the widget of another page under the same key
+    may hold another value, and this page's own widget none yet."""
+    value = st.session_state.get(_SHARED + key, default)
+    if value not in options:
+        value = default
+        st.session_state[_SHARED + key] = value
+    st.session_state[key] = value
+
+
+def keep(key: str) -> None:
+    """The ``on_change`` callback of a synced widget: the value picked becomes the session's."""
+    st.session_state[_SHARED + key] = st.session_state[key]
 
 
 def set_value(key: str, value: Any) -> None:
-    """Set a widget's value (from a callback, which runs before the widget is drawn)."""
+    """Set a synced widget's value (from a callback, which runs before the widget is drawn)."""
     st.session_state[key] = value
+    st.session_state[_SHARED + key] = value
 
 
 def upload_of(file: UploadedFile) -> Upload:
@@ -81,6 +93,7 @@ def open_upload(upload: Upload, game_key: str) -> None:
 
 
 def _new_game() -> None:
+    keep("game")
     set_value("hand", 1)
     set_value("step", 0)
 
@@ -108,14 +121,9 @@ def pick_game(context: Context) -> Picked | None:
     refs = [context.loaded.ref(number) for number in numbers]
     keys = [ref.key for ref in refs]
     labels = dict(zip(keys, game_labels(games), strict=True))
-    restore("game", keys, keys[0])
+    sync("game", keys, keys[0])
     key = st.selectbox(
-        "Game",
-        keys,
-        key="game",
-        format_func=labels.__getitem__,
-        on_change=_new_game,
-        persist_state="session",
+        "Game", keys, key="game", format_func=labels.__getitem__, on_change=_new_game
     )
     index = keys.index(key)
     ref = refs[index]
