@@ -47,9 +47,8 @@ def render() -> None:
     st.plotly_chart(
         figures.running_scores(rows, rules.target_score, rules.lose_score), key="chart_scores"
     )
-    left, right = st.columns(2)
-    left.plotly_chart(figures.bags_by_hand(rows, rules.bag_limit), key="chart_bags")
-    right.plotly_chart(figures.points_by_part(rows), key="chart_points")
+    st.plotly_chart(figures.bags_by_hand(rows, rules.bag_limit), key="chart_bags")
+    st.plotly_chart(figures.points_by_part(rows), key="chart_points")
     st.subheader("Score sheet")
     sheet = rows.sort("hand", "side").select(list(SHEET_COLUMNS)).rename(SHEET_COLUMNS)
     st.dataframe(sheet, hide_index=True, key="sheet")

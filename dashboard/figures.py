@@ -123,10 +123,12 @@ def bags_by_hand(side_hands: pl.DataFrame, bag_limit: int) -> go.Figure:
 
 
 def points_by_part(side_hands: pl.DataFrame) -> go.Figure:
-    """Each hand's points of each side (one panel per side), split into contract, bags, Nil
-    and penalties, with the hand's total as a marker."""
+    """Each hand's points of each side (one panel per side, one above the other), split into
+    contract, bags, Nil and penalties, with the hand's total as a marker."""
     titles = [_side_name(side_hands, side) for side in (0, 1)]
-    figure = make_subplots(rows=1, cols=2, shared_yaxes=True, subplot_titles=titles)
+    figure = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.12, subplot_titles=titles
+    )
     for side in (0, 1):
         rows = _side(side_hands, side)
         hands = rows.get_column("hand").to_list()
@@ -140,8 +142,8 @@ def points_by_part(side_hands: pl.DataFrame) -> go.Figure:
                     showlegend=side == 0,
                     marker_color=colour,
                 ),
-                row=1,
-                col=side + 1,
+                row=side + 1,
+                col=1,
             )
         figure.add_trace(
             go.Scatter(
@@ -153,12 +155,14 @@ def points_by_part(side_hands: pl.DataFrame) -> go.Figure:
                 showlegend=side == 0,
                 marker={"symbol": "diamond", "size": 9, "color": "#000"},
             ),
-            row=1,
-            col=side + 1,
+            row=side + 1,
+            col=1,
         )
-    figure.update_layout(_LAYOUT, title="Points by hand", barmode="relative")
-    figure.update_xaxes(dtick=1, title_text="hand")
-    figure.update_yaxes(title_text="points", col=1)
+    figure.update_layout(_LAYOUT, title="Points by hand", barmode="relative", height=560)
+    figure.update_layout(margin={"t": 90})
+    figure.update_xaxes(dtick=1)
+    figure.update_xaxes(title_text="hand", row=2, col=1)
+    figure.update_yaxes(title_text="points")
     return figure
 
 
@@ -173,7 +177,22 @@ def player_labels(players: pl.DataFrame) -> list[str]:
             labels = [f"{name} · {variant} · {rules}" for name, _, variant, rules in rows]
     if len(set(labels)) < len(labels):
         labels = [f"{label} ({key})" for label, (_, key, _, _) in zip(labels, rows, strict=True)]
-    return [plot_text(label, 80) for label in labels]
+    return [plot_text(label, 70) for label in labels]
+
+
+def _player_layout(
+    figure: go.Figure, players: pl.DataFrame, heading: str, bars: int = 1, **axis: Any
+) -> None:
+    """Lay out a per-player chart: one row of ``bars`` bars per player, top to bottom in the
+    table's order, as tall as the players need (labels can be long: name, variant, rules)."""
+    figure.update_layout(
+        _LAYOUT,
+        title=heading,
+        height=max(320, 120 + 24 * bars * players.height),
+        hovermode="closest",
+        xaxis=axis,
+        yaxis={"autorange": "reversed", "automargin": True},
+    )
 
 
 def _rate_bar(
@@ -181,8 +200,9 @@ def _rate_bar(
 ) -> go.Bar:
     rates = players.get_column(rate).to_list()
     return go.Bar(
-        x=player_labels(players),
-        y=[value if value is not None else 0 for value in rates],
+        y=player_labels(players),
+        x=[value if value is not None else 0 for value in rates],
+        orientation="h",
         name=name,
         marker_color=colour,
         text=[
@@ -190,7 +210,8 @@ def _rate_bar(
             for done, total in zip(players.get_column(made), players.get_column(tried), strict=True)
         ],
         textposition="outside",
-        hovertemplate="%{x}<br>%{y:.0%} (%{text})<extra>" + name + "</extra>",
+        cliponaxis=False,
+        hovertemplate="%{y}<br>%{x:.0%} (%{text})<extra>" + name + "</extra>",
     )
 
 
@@ -210,12 +231,9 @@ def nil_success(players: pl.DataFrame) -> go.Figure:
             ),
         ]
     )
-    figure.update_layout(
-        _LAYOUT,
-        title="Nil and Blind Nil success",
-        barmode="group",
-        yaxis={"tickformat": ".0%", "range": [0, 1.15]},
-        hovermode="closest",
+    figure.update_layout(barmode="group")
+    _player_layout(
+        figure, players, "Nil and Blind Nil success", bars=2, tickformat=".0%", range=[0, 1.2]
     )
     return figure
 
@@ -233,22 +251,18 @@ def bid_accuracy(players: pl.DataFrame) -> go.Figure:
         rates = players.get_column(f"{column}_rate").to_list()
         figure.add_trace(
             go.Bar(
-                x=labels,
-                y=[value if value is not None else 0 for value in rates],
+                y=labels,
+                x=[value if value is not None else 0 for value in rates],
+                orientation="h",
                 name=name,
                 marker_color=colour,
                 text=[str(count) for count in players.get_column(column)],
                 textposition="inside",
-                hovertemplate="%{x}<br>%{y:.0%} (%{text} bids)<extra>" + name + "</extra>",
+                hovertemplate="%{y}<br>%{x:.0%} (%{text} bids)<extra>" + name + "</extra>",
             )
         )
-    figure.update_layout(
-        _LAYOUT,
-        title="Bid accuracy",
-        barmode="stack",
-        yaxis={"tickformat": ".0%"},
-        hovermode="closest",
-    )
+    figure.update_layout(barmode="stack")
+    _player_layout(figure, players, "Bid accuracy", tickformat=".0%")
     return figure
 
 
@@ -256,15 +270,17 @@ def bags_per_hand(players: pl.DataFrame) -> go.Figure:
     """The bags her side took per hand, on average, for each player."""
     figure = go.Figure(
         go.Bar(
-            x=player_labels(players),
-            y=players.get_column("bags_per_hand").to_list(),
+            y=player_labels(players),
+            x=players.get_column("bags_per_hand").to_list(),
+            orientation="h",
             name="bags per hand",
             marker_color="#f2b134",
             text=[f"{value:.2f}" for value in players.get_column("bags_per_hand")],
             textposition="outside",
+            cliponaxis=False,
         )
     )
-    figure.update_layout(_LAYOUT, title="Bags per hand", yaxis_title="bags", hovermode="closest")
+    _player_layout(figure, players, "Bags per hand", title="bags")
     return figure
 
 
@@ -273,12 +289,7 @@ def win_rates(players: pl.DataFrame) -> go.Figure:
     figure = go.Figure(
         _rate_bar(players, "win_rate", "wins", "complete_games", "win rate", "#4c78a8")
     )
-    figure.update_layout(
-        _LAYOUT,
-        title="Win rate",
-        yaxis={"tickformat": ".0%", "range": [0, 1.15]},
-        hovermode="closest",
-    )
+    _player_layout(figure, players, "Win rate", tickformat=".0%", range=[0, 1.2])
     return figure
 
 

@@ -63,12 +63,10 @@ def render() -> None:
     if players.height == 0:
         st.info("No complete hand among these games yet: there is nothing to count.")
         return
-    left, right = st.columns(2)
-    left.plotly_chart(figures.nil_success(players), key="chart_nil")
-    right.plotly_chart(figures.bid_accuracy(players), key="chart_accuracy")
-    left, right = st.columns(2)
-    left.plotly_chart(figures.win_rates(players), key="chart_wins")
-    right.plotly_chart(figures.bags_per_hand(players), key="chart_bags_per_hand")
+    st.plotly_chart(figures.nil_success(players), key="chart_nil")
+    st.plotly_chart(figures.bid_accuracy(players), key="chart_accuracy")
+    st.plotly_chart(figures.win_rates(players), key="chart_wins")
+    st.plotly_chart(figures.bags_per_hand(players), key="chart_bags_per_hand")
     left, right = st.columns(2)
     left.plotly_chart(figures.final_scores(games), key="chart_final_scores")
     right.plotly_chart(figures.hand_points(tables.side_hands), key="chart_hand_points")

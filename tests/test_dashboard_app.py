@@ -204,7 +204,7 @@ def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
     ]
     assert [len(chart["data"]) for chart in charts] == [2, 3, 1, 1, 2, 2]
     players = _table(at, "player_key")
-    assert players.shape[0] == len(charts[0]["data"][0]["x"])
+    assert players.shape[0] == len(charts[0]["data"][0]["y"])
     _run(at.multiselect(key="f_variant").select("two-player"))
     two_player = games.filter(pl.col("variant") == "two-player").height
     assert at.metric[0].value == str(two_player)

@@ -88,6 +88,7 @@ def test_points_by_part_add_up_to_each_hands_total() -> None:
     assert figure.layout.barmode == "relative"
     for side in (0, 1):
         traces = figure.data[side * 5 : side * 5 + 5]
+        assert {trace.xaxis for trace in traces} == {"x" if side == 0 else "x2"}
         bars, total = traces[:4], traces[4]
         assert [bar.name for bar in bars] == ["contract", "bags", "Nil", "penalties"]
         assert all(bar.showlegend == (side == 0) for bar in bars)
@@ -104,10 +105,13 @@ def test_nil_success_gives_rates_beside_their_counts() -> None:
     players = player_metrics(_tables("four-player/standard-game"))
     figure = figures.nil_success(players)
     nil, blind = figure.data
-    assert list(nil.x) == ["Alex", "Beth", "Charlie", "David"]
-    assert list(nil.y) == [0, 1.0, 0.0, 0.0]
+    # one row per player, top to bottom in the table's order
+    assert nil.orientation == "h"
+    assert figure.layout.yaxis.autorange == "reversed"
+    assert list(nil.y) == ["Alex", "Beth", "Charlie", "David"]
+    assert list(nil.x) == [0, 1.0, 0.0, 0.0]
     assert list(nil.text) == ["-", "2/2", "0/1", "0/1"]
-    assert list(blind.y) == [0, 0.0, 0, 0.5]
+    assert list(blind.x) == [0, 0.0, 0, 0.5]
     assert list(blind.text) == ["-", "0/1", "-", "1/2"]
 
 
@@ -116,10 +120,10 @@ def test_bid_accuracy_stacks_exact_over_and_set_to_the_whole() -> None:
     figure = figures.bid_accuracy(players)
     assert [trace.name for trace in figure.data] == ["exact", "over", "set"]
     assert figure.layout.barmode == "stack"
-    drew = list(figure.data[0].x).index("Drew")
+    drew = list(figure.data[0].y).index("Drew")
     assert [trace.text[drew] for trace in figure.data] == ["4", "10", "5"]
-    assert sum(trace.y[drew] for trace in figure.data) == pytest.approx(1.0)
-    assert figure.data[2].y[drew] == pytest.approx(5 / 19)
+    assert sum(trace.x[drew] for trace in figure.data) == pytest.approx(1.0)
+    assert figure.data[2].x[drew] == pytest.approx(5 / 19)
 
 
 def test_win_rates_and_bags_per_hand_come_from_the_player_metrics() -> None:
@@ -127,16 +131,27 @@ def test_win_rates_and_bags_per_hand_come_from_the_player_metrics() -> None:
     wins = figures.win_rates(players)
     assert len(wins.data) == 1
     # the same two players under two rule sets: four rows, told apart by their rules
-    assert list(wins.data[0].x) == [
+    assert list(wins.data[0].y) == [
         "Drew · two-player · lose_score=-200",
         "Megan · two-player · lose_score=-200",
         "Drew · two-player · standard",
         "Megan · two-player · standard",
     ]
     assert list(wins.data[0].text) == ["1/1", "0/1", "0/1", "1/1"]
-    assert list(wins.data[0].y) == [1.0, 0.0, 0.0, 1.0]
+    assert list(wins.data[0].x) == [1.0, 0.0, 0.0, 1.0]
     bags = figures.bags_per_hand(players)
-    assert list(bags.data[0].y) == players.get_column("bags_per_hand").to_list()
+    assert list(bags.data[0].x) == players.get_column("bags_per_hand").to_list()
+
+
+def test_per_player_charts_grow_with_the_players() -> None:
+    few = player_metrics(_tables("two-player/standard-game"))
+    many = player_metrics(
+        _tables("four-player/standard-game", "four-player/mercy", "four-player/pooled-nil")
+    )
+    assert figures.win_rates(few).layout.height == 320
+    assert many.height == 12
+    assert figures.win_rates(many).layout.height == 120 + 24 * 12
+    assert figures.nil_success(many).layout.height == 120 + 24 * 2 * 12
 
 
 def test_final_scores_split_winners_from_losers_and_skip_unfinished_games() -> None:
