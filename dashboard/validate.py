@@ -29,8 +29,7 @@ def page() -> StreamlitPage:
 def problem_md(problem: Problem) -> str:
     """One problem as Markdown: where, what, the rule, what was legal, the pointer, the code."""
     lines = []
-    where = problem.place or (f"at {problem.pointer}" if problem.pointer else "")
-    head = f"**{md(where, 300)}**: " if where else ""
+    head = f"**{md(problem.place, 300)}**: " if problem.place else ""
     lines.append(f"{head}{md(problem.message, 2000)}")
     if problem.rule:
         lines.append(f"rule: {md(problem.rule, 500)}")
