@@ -138,7 +138,7 @@ class Reader:
             return
         ref = GameRef(origin, source.path, source.line, digest)
         game = len(self.refs)
-        self.rows.add(replayed, game, ref.where)
+        self.rows.add(replayed, game, source.path, source.line)
         for seat, info in enumerate(replayed.players):
             self.seats["game"].append(game)
             self.seats["seat"].append(seat)

@@ -30,8 +30,9 @@ Progress = Callable[[int, int], None]
 class Sink(Protocol):
     """Takes the replay of every valid record of a task, in order (in the worker process)."""
 
-    def add(self, replay: Replay, source: str) -> None:
-        """Take one replayed record; ``source`` says where it came from (``path:line``)."""
+    def add(self, replay: Replay, path: str, line: int | None) -> None:
+        """Take one replayed record, from ``path`` (at ``line`` of a corpus, counted from the
+        start of the task's range: ``on_sink`` receives the offset that makes it absolute)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,8 +222,7 @@ def run_task(
                 report, replayed = check_bytes(source.data, source.path, source.line, limits)
             summary.add(report)
             if sink is not None and replayed is not None:
-                where = source.path if source.line is None else f"{source.path}:{source.line}"
-                sink.add(replayed, where)
+                sink.add(replayed, source.path, source.line)
             if keep_valid or not report.valid:
                 reports.append(report)
     except InputError as error:
@@ -254,7 +254,8 @@ class CorpusValidation:
 
     With ``sink``, each task (in its worker) hands the replay of every valid record to a sink
     made by ``sink()``; the filled sinks reach ``on_sink`` in the main process, in input
-    order. Stats are gathered this way.
+    order, with the number of lines before the task's range in its file. Stats are gathered
+    this way.
     """
 
     def __init__(
@@ -267,7 +268,7 @@ class CorpusValidation:
         limits: Limits = DEFAULT_LIMITS,
         chunk_bytes: int = CHUNK_BYTES,
         sink: Callable[[], Sink] | None = None,
-        on_sink: Callable[[Sink], None] | None = None,
+        on_sink: Callable[[Sink, int], None] | None = None,
     ) -> None:
         self.summary = Summary()
         self._chunk_bytes = chunk_bytes
@@ -307,7 +308,7 @@ class CorpusValidation:
             lines_before[task.path] = offset + result.lines
             self.summary.merge(result.summary)
             if self._on_sink is not None and result.sink is not None:
-                self._on_sink(result.sink)
+                self._on_sink(result.sink, offset)
             done += task.size
             if self._progress is not None:
                 self._progress(done, total)

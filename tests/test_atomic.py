@@ -11,20 +11,24 @@ import pytest
 from spades_replay.atomic import atomic_writer, write_bytes_atomic
 
 
+def write_then_fail(target: Path, data: bytes, error: BaseException) -> None:
+    with atomic_writer(target) as stream:
+        stream.write(data)
+        raise error
+
+
 def test_interrupted_write_leaves_nothing(tmp_path: Path) -> None:
     target = tmp_path / "out.jsonl"
-    with pytest.raises(KeyboardInterrupt), atomic_writer(target) as stream:
-        stream.write(b"half a line")
-        raise KeyboardInterrupt
+    with pytest.raises(KeyboardInterrupt):
+        write_then_fail(target, b"half a line", KeyboardInterrupt())
     assert list(tmp_path.iterdir()) == []
 
 
 def test_interrupted_rewrite_keeps_the_old_file(tmp_path: Path) -> None:
     target = tmp_path / "out.json"
     target.write_bytes(b"old")
-    with pytest.raises(RuntimeError), atomic_writer(target) as stream:
-        stream.write(b"new and partial")
-        raise RuntimeError("disk full")
+    with pytest.raises(RuntimeError):
+        write_then_fail(target, b"new and partial", RuntimeError("disk full"))
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
 

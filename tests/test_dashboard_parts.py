@@ -236,7 +236,8 @@ def test_an_upload_of_one_record_or_a_corpus_is_read_in_memory() -> None:
     packed = data.read_upload(_upload("games.jsonl.gz", gzip.compress(lines)))
     assert [ref.line for ref in packed.refs] == [1]
     assert len(packed.invalid) == 1
-    assert packed.tables.games.get_column("source").to_list() == ["upload games.jsonl.gz:1"]
+    assert packed.tables.games.get_column("source").to_list() == ["games.jsonl.gz"]
+    assert packed.tables.games.get_column("line").to_list() == [1]
 
 
 def test_bad_uploads_are_problems_not_errors() -> None:

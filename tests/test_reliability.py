@@ -42,13 +42,18 @@ def test_ctrl_c_during_simulate_leaves_no_partial_file(tmp_path: Path, jobs: str
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while not list(tmp_path.glob(".out.jsonl.*.partial")) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert list(tmp_path.glob(".out.jsonl.*.partial")), "simulate never started writing"
-    time.sleep(0.5)
-    os.killpg(process.pid, signal.SIGINT)
-    _, err = process.communicate(timeout=60)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(".out.jsonl.*.partial")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp_path.glob(".out.jsonl.*.partial")), "simulate never started writing"
+        time.sleep(0.5)
+        os.killpg(process.pid, signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:  # never leave it running, whatever failed
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
     assert process.returncode == 130
     assert err.decode().strip() == "spades-replay: interrupted"
     assert list(tmp_path.iterdir()) == []

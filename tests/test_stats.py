@@ -216,3 +216,18 @@ def test_stats_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "stats", "/no/such/dir")
     assert code == 2
     assert "[io.not-found]" in err
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_game_sources_point_at_their_lines(corpus: Path, tmp_path: Path, jobs: int) -> None:
+    """Each game's line is right however the corpus is cut into ranges for the workers."""
+    lines = (corpus / "two.jsonl").read_bytes().splitlines()
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(b"\n".join([lines[0], b"", *lines[1:]]) + b"\n")
+    collection = StatsCollection([path], jobs=jobs, chunk_bytes=30_000)
+    assert list(collection) == []
+    games = collection.tables().games
+    assert games["line"].to_list() == [1, *range(3, len(lines) + 2)]
+    assert set(games["source"].to_list()) == {str(path)}
+    for game_id, line in zip(games["game_id"], games["line"], strict=True):
+        assert spades_replay.loads(path.read_bytes().splitlines()[line - 1]).game_id == game_id

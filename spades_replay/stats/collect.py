@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 
+from spades_replay.corpus import CHUNK_BYTES
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.replay import Replay
 from spades_replay.stats.tables import TableRows, Tables
@@ -22,9 +23,9 @@ class RowSink:
         self.rows = TableRows()
         self.count = 0
 
-    def add(self, replay: Replay, source: str) -> None:
+    def add(self, replay: Replay, path: str, line: int | None) -> None:
         """Add one game's rows."""
-        self.rows.add(replay, self.count, source)
+        self.rows.add(replay, self.count, path, line)
         self.count += 1
 
 
@@ -41,6 +42,7 @@ class StatsCollection:
         jobs: int = 1,
         progress: Progress | None = None,
         limits: Limits = DEFAULT_LIMITS,
+        chunk_bytes: int = CHUNK_BYTES,
     ) -> None:
         self._rows = TableRows()
         self._games = 0
@@ -49,13 +51,14 @@ class StatsCollection:
             jobs=jobs,
             progress=progress,
             limits=limits,
+            chunk_bytes=chunk_bytes,
             sink=RowSink,
             on_sink=self._take,
         )
 
-    def _take(self, sink: Sink) -> None:
+    def _take(self, sink: Sink, lines_before: int) -> None:
         assert isinstance(sink, RowSink)
-        sink.rows.renumber(self._games)
+        sink.rows.renumber(self._games, lines_before)
         self._rows.extend(sink.rows)
         self._games += sink.count
 

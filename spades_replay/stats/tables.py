@@ -90,6 +90,7 @@ GAME_SCHEMA: dict[str, Any] = {
     "score_1": pl.Int64,
     "hands": pl.Int64,
     "source": pl.String,
+    "line": pl.Int64,
 }
 """The columns of the game table, in order, with their types."""
 
@@ -129,8 +130,11 @@ class TableRows:
     )
     games: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in GAME_SCHEMA})
 
-    def add(self, replay: Replay, game: int, source: str | None = None) -> None:
-        """Add the rows of one replayed game, numbered ``game`` in this run."""
+    def add(
+        self, replay: Replay, game: int, source: str | None = None, line: int | None = None
+    ) -> None:
+        """Add the rows of one replayed game, numbered ``game`` in this run, read from
+        ``source`` (at ``line`` of a corpus)."""
         variant = replay.variant.value
         label = rules_label(replay.rules)
         game_id = replay.game_id or f"game-{game}"
@@ -216,6 +220,7 @@ class TableRows:
         games["score_1"].append(result.scores[1])
         games["hands"].append(result.hands)
         games["source"].append(source)
+        games["line"].append(line)
 
     def extend(self, other: TableRows) -> None:
         """Append another set of rows (from another worker) after these."""
@@ -227,10 +232,14 @@ class TableRows:
             for name, values in theirs.items():
                 mine[name].extend(values)
 
-    def renumber(self, offset: int) -> None:
-        """Shift the ``game`` numbers by ``offset`` (workers number their games from 0)."""
+    def renumber(self, games_before: int, lines_before: int = 0) -> None:
+        """Shift the ``game`` numbers by ``games_before`` and the corpus ``line`` numbers by
+        ``lines_before`` (a worker numbers both from the start of its part of the input)."""
         for rows in (self.seat_hands, self.side_hands, self.games):
-            rows["game"] = [game + offset for game in rows["game"]]
+            rows["game"] = [game + games_before for game in rows["game"]]
+        self.games["line"] = [
+            None if line is None else line + lines_before for line in self.games["line"]
+        ]
 
     def tables(self) -> Tables:
         """The rows as DataFrames."""
