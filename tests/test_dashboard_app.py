@@ -7,6 +7,7 @@ browser. Here every run is followed by a check that the script raised nothing.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import sys
@@ -23,6 +24,7 @@ import spades_replay
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import tables_of
+from spades_replay.validate import CorpusValidation
 
 from .conftest import FIXTURES, ROOT
 
@@ -86,9 +88,30 @@ def app() -> AppTest:
     return _app()
 
 
+def _fixture_counts() -> tuple[int, int]:
+    """Valid games and their complete hands in fixtures/, counted by the validator."""
+    validation = CorpusValidation([FIXTURES], keep_valid=True)
+    valid = [report for report in validation if report.valid]
+    complete = 0
+    for report in valid:
+        assert report.source is not None
+        data = Path(report.source).read_bytes()
+        if report.line is not None:
+            data = _line(report.source, report.line)
+        complete += spades_replay.replay(spades_replay.loads(data)).result.hands
+    return len(valid), complete
+
+
+def _line(path: str, line: int) -> bytes:
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as stream:
+        return bytes(stream.read().splitlines()[line - 1])
+
+
 def test_opens_on_the_fixtures_and_reports_the_invalid_ones(app: AppTest) -> None:
     assert app.title[0].value == "Replay"
-    assert app.sidebar.markdown[0].value == "**69** game(s), **880** complete hand(s)"
+    games, hands = _fixture_counts()
+    assert app.sidebar.markdown[0].value == f"**{games}** game(s), **{hands}** complete hand(s)"
     assert app.sidebar.warning[0].value == "41 invalid record(s) left out"
     assert app.sidebar.code[0].value.endswith("fixtures")
     picker = app.selectbox(key="game")

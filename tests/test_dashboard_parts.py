@@ -138,10 +138,14 @@ def test_the_draft_shows_a_seat_only_what_she_saw() -> None:
 
 def test_a_blind_nil_exchange_is_seen_by_the_partners_only() -> None:
     replay = _replay("four-player/blind-nil")
-    hand = replay.hands[0]
+    hand = next(hand for hand in replay.hands if hand.outcome.exchanges)
     exchange = hand.outcome.exchanges[0]
-    assert exchange.seat == 1
-    for viewer, seen in ((None, True), (1, True), (3, True), (0, False), (2, False)):
+    bidder, partner = exchange.seat, exchange.seat ^ 2
+    opponents = (bidder + 1) % 4, (bidder + 3) % 4
+    viewers = ((None, True), (bidder, True), (partner, True)) + tuple(
+        (seat, False) for seat in opponents
+    )
+    for viewer, seen in viewers:
         text = board.exchange_md(replay, exchange, viewer)
         assert ("puts away" in text) is seen, viewer
         assert ("exchanges 3 card(s) with her partner" in text) is not seen

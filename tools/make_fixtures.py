@@ -121,11 +121,17 @@ VALID: list[tuple[str, Variant, Rules, set[str], str]] = [
 ]
 
 
-def find_game(variant: Variant, rules: Rules, wanted: set[str], game_id: str) -> Any:
-    """The first seeded game, in seed order, that shows every wanted event."""
+def find_game(
+    variant: Variant, rules: Rules, wanted: set[str], game_id: str, taken: set[tuple[Any, ...]]
+) -> Any:
+    """The first seeded game, in seed order, that shows every wanted event and is not
+    already a fixture (``taken`` holds the variant, rules and seed of those)."""
     for seed in range(100_000):
+        if (variant, rules, seed) in taken:
+            continue
         record = simulate_game(variant, seed=seed, rules=rules, game_id=game_id)
         if wanted <= game_events(replay(record)):
+            taken.add((variant, rules, seed))
             return record
     raise SystemExit(f"no game with {wanted} in 100000 seeds")
 
@@ -533,8 +539,9 @@ def main() -> None:
         "",
     ]
     lines += ["| file | shows |", "| --- | --- |"]
+    taken: set[tuple[Any, ...]] = set()
     for name, variant, rules, wanted, about in VALID:
-        record = find_game(variant, rules, wanted, f"fixture-{variant.value}-{name}")
+        record = find_game(variant, rules, wanted, f"fixture-{variant.value}-{name}", taken)
         path = OUT / variant.value / f"{name}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         dump(record, path)
