@@ -11,7 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from multiprocessing import resource_tracker
 from typing import TypeVar
 
@@ -30,7 +30,7 @@ def ordered_map(
     *,
     preload: Sequence[str] = (),
     chunksize: int = 1,
-) -> Iterator[Result]:
+) -> Generator[Result, None, None]:
     """``map(function, items)`` on ``jobs`` worker processes, results in input order.
 
     With ``jobs`` 1 nothing is started. Workers come from a fork server (a clean process,

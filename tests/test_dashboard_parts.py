@@ -142,9 +142,8 @@ def test_a_blind_nil_exchange_is_seen_by_the_partners_only() -> None:
     exchange = hand.outcome.exchanges[0]
     bidder, partner = exchange.seat, exchange.seat ^ 2
     opponents = (bidder + 1) % 4, (bidder + 3) % 4
-    viewers = ((None, True), (bidder, True), (partner, True)) + tuple(
-        (seat, False) for seat in opponents
-    )
+    viewers = [(None, True), (bidder, True), (partner, True)]
+    viewers += [(seat, False) for seat in opponents]
     for viewer, seen in viewers:
         text = board.exchange_md(replay, exchange, viewer)
         assert ("puts away" in text) is seen, viewer

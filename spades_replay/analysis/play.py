@@ -32,11 +32,10 @@ True
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +43,7 @@ from spades_replay.analysis.solver import Position, SearchTimeoutError, Solver, 
 from spades_replay.engine.cards import CARD_NAMES, Card, cards_of
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
+from spades_replay.parallel import ordered_map
 from spades_replay.replay import HandReplay, Replay
 
 __all__ = [
@@ -264,17 +264,22 @@ def analyze_hands(
     """Analyse hands in order, on ``jobs`` worker processes (0: one per core); the results
     are the same whatever ``jobs`` is, but for the time each hand took."""
     work = [_job_of(hand) for hand in hands]
-    workers = jobs if jobs > 0 else os.cpu_count() or 1
-    results: Iterable[HandAnalysis]
-    if workers == 1 or len(work) < 2:
-        results = (_analyze(job, time_cap) for job in work)
+    workers = min(jobs if jobs > 0 else os.cpu_count() or 1, max(len(work), 1))
+    results = ordered_map(
+        _Analyze(time_cap), work, workers, preload=["spades_replay.analysis.play"]
+    )
+    with contextlib.closing(results):
         yield from _counted(results, len(work), progress)
-        return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["spades_replay.analysis.play"])
-    with ProcessPoolExecutor(max_workers=min(workers, len(work)), mp_context=context) as pool:
-        results = pool.map(_analyze, work, [time_cap] * len(work))
-        yield from _counted(results, len(work), progress)
+
+
+@dataclass(frozen=True, slots=True)
+class _Analyze:
+    """What a worker process runs for each hand (picklable)."""
+
+    time_cap: float | None
+
+    def __call__(self, job: _Job) -> HandAnalysis:
+        return _analyze(job, self.time_cap)
 
 
 def _counted(
