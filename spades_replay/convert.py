@@ -19,6 +19,8 @@ from spades_replay.record import models
 
 RULE_FIELDS = tuple(field.name for field in dataclasses.fields(Rules))
 BLIND_NIL_TEXT = "blind_nil"
+_BIDS: dict[int | str, Bid] = {**{bid: bid for bid in range(14)}, BLIND_NIL_TEXT: BLIND_NIL}
+"""The engine's bid for every bid a record may hold (the format has checked it is one)."""
 
 
 def variant_of(record: models.AnyRecord) -> Variant:
@@ -65,7 +67,7 @@ def _exchanges(hand: models.AnyHand) -> tuple[Exchange, ...]:
 def hand_actions_of(hand: models.AnyHand) -> HandActions:
     """The engine's view of one recorded hand."""
     card = CARD_BY_NAME.__getitem__
-    bids = tuple(BLIND_NIL if isinstance(bid, str) else bid for bid in hand.bids)
+    bids = tuple(map(_BIDS.__getitem__, hand.bids))
     plays = tuple(map(card, hand.plays))
     exchanges = _exchanges(hand) if hand.exchanges else ()
     if isinstance(hand, models.Hand2):

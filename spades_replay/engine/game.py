@@ -87,7 +87,7 @@ def setup_hand(
     variant: Variant, rules: Rules, dealer: Seat, actions: HandActions
 ) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
     """Draft or check the deal, then apply the exchanges: (dealt, discard pile, holdings)."""
-    if variant is Variant.TWO_PLAYER:
+    if variant.seat_count == 2:  # (an attribute: enum member lookups are slow)
         assert actions.deck is not None
         assert actions.draft is not None
         check_deck(actions.deck)

@@ -85,11 +85,12 @@ def score_side(
     bags_before: int,
 ) -> SideScore:
     """Score ``side`` for one hand from every seat's bid and tricks won."""
-    seats = variant.side_seats(side)
+    seats = variant.sides_seats[side]
     contract = 0
     side_tricks = 0
     nil_tricks = 0
     nils: list[NilOutcome] = []
+    nil_points = 0
     for seat in seats:
         bid = bids[seat]
         taken = tricks[seat]
@@ -100,8 +101,10 @@ def score_side(
         nil_tricks += taken
         blind = bid == BLIND_NIL
         bonus = rules.blind_nil_bonus if blind else rules.nil_bonus
-        nils.append(NilOutcome(seat, blind, taken, taken == 0, bonus if taken == 0 else -bonus))
-    pooled = rules.failed_nil_tricks_help_partner and variant is Variant.FOUR_PLAYER
+        points = bonus if taken == 0 else -bonus
+        nil_points += points
+        nils.append(NilOutcome(seat, blind, taken, taken == 0, points))
+    pooled = rules.failed_nil_tricks_help_partner and variant.seat_count == 4
     nil_bags_allowed = rules.failed_nil_tricks_count_as_bags
     if contract > 0:
         toward = side_tricks if pooled else side_tricks - nil_tricks
@@ -116,7 +119,6 @@ def score_side(
         overtricks = 0
         nil_bags = nil_tricks if nil_bags_allowed else 0
     bag_points = overtricks + nil_bags
-    nil_points = sum(outcome.points for outcome in nils)
     bags = bags_before + bag_points
     penalties = 0
     while bags >= rules.bag_limit:

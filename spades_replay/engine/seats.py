@@ -34,11 +34,15 @@ class Variant(enum.StrEnum):
     cards_per_hand: int
     """How many cards are played in a complete hand: 26 or 52."""
 
+    sides_seats: tuple[tuple[Seat, ...], tuple[Seat, ...]]
+    """The seats of each side."""
+
     def __init__(self, value: str) -> None:
         # plain attributes, not properties: the replay reads them in its inner loops
         self.seat_count = 2 if value == "two-player" else 4
         self.seats = tuple(range(self.seat_count))
         self.cards_per_hand = 13 * self.seat_count
+        self.sides_seats = ((0,), (1,)) if self.seat_count == 2 else ((0, 2), (1, 3))
 
     def __repr__(self) -> str:
         return f"Variant({self.value!r})"
@@ -58,7 +62,7 @@ class Variant(enum.StrEnum):
 
     def side_seats(self, side: Side) -> tuple[Seat, ...]:
         """The seats of ``side``."""
-        return (side,) if self is Variant.TWO_PLAYER else (side, side + 2)
+        return self.sides_seats[side]
 
     def partner(self, seat: Seat) -> Seat | None:
         """The partner of ``seat`` in four-player; ``None`` in two-player."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import add
+from typing import NamedTuple
 
 from spades_replay.engine.actions import IllegalActionError
 from spades_replay.engine.cards import BITS, CARD_NAMES, FULL_DECK_MASK, Card, mask_of, names_of
@@ -41,8 +42,7 @@ def turn_seat(turn: int, first: Seat) -> Seat:
     return first if turn % 2 == 0 else 1 - first
 
 
-@dataclass(frozen=True, slots=True)
-class DraftOutcome:
+class DraftOutcome(NamedTuple):
     """The two-player draft, done: each seat's 13 cards and the 26-card discard pile."""
 
     holdings: tuple[int, int]
