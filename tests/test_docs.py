@@ -30,3 +30,11 @@ def test_format_examples_are_complete_valid_records(variant: str) -> None:
     assert report.valid, [str(problem) for problem in report.problems]
     assert report.complete
     assert orjson.loads(data)["variant"] == variant
+
+
+def test_every_local_link_in_the_docs_resolves() -> None:
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#]+?)(?:#[^)]*)?\)", page.read_text()):
+            if target.startswith(("http://", "https://")):
+                continue
+            assert (page.parent / target).exists(), f"{page.name}: {target}"
