@@ -250,7 +250,8 @@ def render_analysis(replay: Replay, analysis: HandAnalysis) -> Group:
     return Group(*parts)
 
 
-def _progress(console: Console) -> Progress:
+def hands_progress(console: Console) -> Progress:
+    """A transient progress bar counting hands analysed, with the time elapsed."""
     return Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -300,7 +301,7 @@ def run(arguments: argparse.Namespace) -> int:
         if arguments.no_progress or not slow
         else bar_console(out, err, text_on_stdout=not as_json)
     )
-    bar = _progress(place) if place is not None else None
+    bar = hands_progress(place) if place is not None else None
     task = bar.add_task("analysing hands", total=len(hands)) if bar is not None else None
     if bar is not None and place is out:
         out = bar.console

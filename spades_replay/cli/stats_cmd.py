@@ -1,4 +1,5 @@
-"""``spades-replay stats PATH...``: per-player, per-game or per-variant metrics.
+"""``spades-replay stats PATH...``: per-player, per-game or per-variant metrics, and with
+``--analysis`` the tricks each player's misplays cost, double dummy.
 
 polars and the stats modules are imported only when the command runs, so that other
 commands (and their worker processes) do not pay for them.
@@ -9,12 +10,13 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.text import Text
 
 from spades_replay.atomic import write_bytes_atomic
+from spades_replay.cli.analyze_cmd import DEFAULT_TIME_CAP, hands_progress
 from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -32,7 +34,16 @@ from spades_replay.cli.validate_cmd import (
     progress_bar,
 )
 
+if TYPE_CHECKING:
+    import polars as pl
+
+    from spades_replay.stats.collect import StatsCollection
+    from spades_replay.stats.tables import Tables
+
 GROUPINGS = ("game", "player", "variant")
+
+CAPPED_LISTED = 10
+"""How many capped hands the command names before it only counts the rest."""
 
 
 def register(commands: Any) -> None:
@@ -65,6 +76,22 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: per core)"
     )
+    parser.add_argument(
+        "--analysis",
+        action="store_true",
+        help="add the double-dummy analysis of every complete hand: per player (game, "
+        "variant) the hands analysed, the tricks lost by misplays and per hand, and the "
+        "hands capped. Off by default because it is slow: two-player hands take "
+        "milliseconds, four-player hands seconds each (see --time-cap and --jobs)",
+    )
+    parser.add_argument(
+        "--time-cap",
+        type=float,
+        metavar="SECONDS",
+        help=f"with --analysis: stop analysing a hand after SECONDS (default "
+        f"{DEFAULT_TIME_CAP:g}; 0 = no cap); capped hands are reported and left out of the "
+        "tricks-lost counts",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
@@ -79,10 +106,59 @@ def _report_invalid(console: Console, reports: Any) -> None:
         print_problem(console, report.problems[0])
 
 
+def _report_capped(console: Console, seat_analysis: pl.DataFrame, time_cap: float) -> None:
+    """Name the hands the time cap stopped (the first few, then how many more)."""
+    from spades_replay.stats.double_dummy import capped_hands
+
+    capped = capped_hands(seat_analysis)
+    if capped.height == 0:
+        return
+    where = [
+        f"{safe(row['game_id'], 60)} hand {row['hand']} "
+        f"({row['analysed_plays']} of {row['plays']} plays analysed)"
+        for row in capped.head(CAPPED_LISTED).iter_rows(named=True)
+    ]
+    if capped.height > CAPPED_LISTED:
+        where.append(f"and {capped.height - CAPPED_LISTED} more")
+    console.print(
+        Text(
+            f"{capped.height} hand(s) reached the time cap of {time_cap:g} s and are left out "
+            f"of the tricks-lost counts (capped_hands): {'; '.join(where)}",
+            style="bold yellow",
+        )
+    )
+
+
+def _analysed(
+    collection: StatsCollection, where: Console | None, time_cap: float | None, jobs: int
+) -> Tables:
+    """The collection's tables with the analysis of every complete hand, under a bar
+    counting hands when ``where`` is a terminal."""
+    bar = hands_progress(where) if where is not None else None
+    task = bar.add_task("analysing hands", total=None) if bar is not None else None
+
+    def progress(done: int, total: int) -> None:
+        if bar is not None and task is not None:
+            bar.update(task, completed=done, total=total)
+
+    if bar is not None:
+        bar.start()
+    try:
+        return collection.analysed(time_cap=time_cap, jobs=jobs, progress=progress)
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
 def run(arguments: argparse.Namespace) -> int:
     """Compute and write the metrics."""
     if arguments.format == "parquet" and not arguments.output:
         raise UsageError("--format parquet needs -o FILE")
+    if arguments.time_cap is not None and not arguments.analysis:
+        raise UsageError("--time-cap applies with --analysis")
+    time_cap = DEFAULT_TIME_CAP if arguments.time_cap is None else arguments.time_cap
+    if not time_cap >= 0:
+        raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
     out = stdout_console()
     err = console_for(sys.stderr)
     where = None if arguments.no_progress else bar_console(out, err, text_on_stdout=False)
@@ -97,7 +173,11 @@ def run(arguments: argparse.Namespace) -> int:
     from spades_replay.stats.collect import StatsCollection
 
     collection = StatsCollection(
-        arguments.paths, jobs=arguments.jobs, progress=progress, limits=limits_of(arguments)
+        arguments.paths,
+        jobs=arguments.jobs,
+        progress=progress,
+        limits=limits_of(arguments),
+        keep_hands=arguments.analysis,
     )
     if bar is not None:
         bar.start()
@@ -109,7 +189,13 @@ def run(arguments: argparse.Namespace) -> int:
     summary = collection.summary
     for problem in summary.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
-    frame = stats_view.metrics(collection.tables(), arguments.by)
+    if arguments.analysis:
+        tables = _analysed(collection, where, time_cap or None, arguments.jobs)
+        assert tables.seat_analysis is not None
+        _report_capped(err, tables.seat_analysis, time_cap)
+    else:
+        tables = collection.tables()
+    frame = stats_view.metrics(tables, arguments.by)
     if arguments.format == "table":
         rendered = stats_view.TABLES[arguments.by](frame)
         if arguments.output:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 import polars as pl
 from rich.table import Table
@@ -22,6 +23,28 @@ def _percent(value: float | None, count: int, total: int) -> str:
 
 def _number(value: float | None, digits: int = 1) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _lost(value: float | None, lost: int, hands: int) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.2f} ({lost} in {hands})"
+
+
+def _add_analysis_columns(table: Table, frame: pl.DataFrame) -> bool:
+    """The double-dummy columns, when the metrics have them (``stats --analysis``)."""
+    if "tricks_lost_per_hand" not in frame.columns:
+        return False
+    table.add_column("tricks lost/hand", justify="right")
+    table.add_column("capped hands", justify="right")
+    return True
+
+
+def _analysis_cells(row: dict[str, Any]) -> list[str]:
+    return [
+        _lost(row["tricks_lost_per_hand"], row["tricks_lost"], row["analysed_hands"]),
+        str(row["capped_hands"]),
+    ]
 
 
 def player_table(frame: pl.DataFrame) -> Table:
@@ -44,6 +67,7 @@ def player_table(frame: pl.DataFrame) -> Table:
         ("blind nil made", "right"),
     ):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    analysed = _add_analysis_columns(table, frame)
     for row in frame.iter_rows(named=True):
         table.add_row(
             safe(row["player"], 40),
@@ -60,6 +84,7 @@ def player_table(frame: pl.DataFrame) -> Table:
             _number(row["bag_penalties_per_game"], 2),
             _percent(row["nil_rate"], row["nil_made"], row["nil_attempts"]),
             _percent(row["blind_nil_rate"], row["blind_nil_made"], row["blind_nil_attempts"]),
+            *(_analysis_cells(row) if analysed else []),
         )
     return table
 
@@ -69,6 +94,7 @@ def game_table(frame: pl.DataFrame) -> Table:
     table = Table(title="Games", title_justify="left")
     for column in ("game", "variant", "rules", "sides", "winner", "scores", "hands", "ended"):
         table.add_column(column)
+    analysed = _add_analysis_columns(table, frame)
     for row in frame.iter_rows(named=True):
         ended = row["reason"] or "unfinished"
         table.add_row(
@@ -80,6 +106,7 @@ def game_table(frame: pl.DataFrame) -> Table:
             f"{row['score_0']} to {row['score_1']}",
             str(row["hands"]),
             ended,
+            *(_analysis_cells(row) if analysed else []),
         )
     return table
 
@@ -101,6 +128,7 @@ def variant_table(frame: pl.DataFrame) -> Table:
         "blind nil made",
     ):
         table.add_column(column)
+    analysed = _add_analysis_columns(table, frame)
     for row in frame.iter_rows(named=True):
         table.add_row(
             row["variant"],
@@ -114,6 +142,7 @@ def variant_table(frame: pl.DataFrame) -> Table:
             _number(row["bag_penalties_per_game"], 2),
             _percent(row["nil_rate"], row["nil_made"], row["nil_attempts"]),
             _percent(row["blind_nil_rate"], row["blind_nil_made"], row["blind_nil_attempts"]),
+            *(_analysis_cells(row) if analysed else []),
         )
     return table
 

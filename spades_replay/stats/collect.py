@@ -1,38 +1,47 @@
 """Gather the stats tables of everything under some paths, validating as it goes.
 
 Invalid records are reported (as ``validate`` reports them) and left out of the tables,
-never silently counted.
+never silently counted. With ``keep_hands``, the complete hands are kept too, for the
+double-dummy analysis (:meth:`StatsCollection.analysed`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Iterator
 
 from spades_replay.corpus import CHUNK_BYTES
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.replay import Replay
+from spades_replay.stats.double_dummy import HandList, with_analysis
+from spades_replay.stats.double_dummy import Progress as AnalysisProgress
 from spades_replay.stats.tables import TableRows, Tables
 from spades_replay.validate import CorpusValidation, Progress, RecordReport, Sink, Summary
 
 
 class RowSink:
-    """Turns the replays of one task into table rows, numbering its games from 0."""
+    """Turns the replays of one task into table rows, numbering its games from 0; with
+    ``keep_hands``, keeps their complete hands as well."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep_hands: bool = False) -> None:
         self.rows = TableRows()
+        self.hands = HandList() if keep_hands else None
         self.count = 0
 
     def add(self, replay: Replay, path: str, line: int | None) -> None:
-        """Add one game's rows."""
+        """Add one game's rows (and hands)."""
         self.rows.add(replay, self.count, path, line)
+        if self.hands is not None:
+            self.hands.add(replay, self.count)
         self.count += 1
 
 
 class StatsCollection:
     """Iterate for the reports of invalid records; then :meth:`tables` holds every valid game.
 
-    Games are numbered in input order from 0, whatever ``jobs`` is.
+    Games are numbered in input order from 0, whatever ``jobs`` is. ``keep_hands`` keeps
+    every complete hand (about a kilobyte each) for :meth:`analysed`.
     """
 
     def __init__(
@@ -43,8 +52,10 @@ class StatsCollection:
         progress: Progress | None = None,
         limits: Limits = DEFAULT_LIMITS,
         chunk_bytes: int = CHUNK_BYTES,
+        keep_hands: bool = False,
     ) -> None:
         self._rows = TableRows()
+        self._hands = HandList() if keep_hands else None
         self._games = 0
         self._validation = CorpusValidation(
             paths,
@@ -52,7 +63,7 @@ class StatsCollection:
             progress=progress,
             limits=limits,
             chunk_bytes=chunk_bytes,
-            sink=RowSink,
+            sink=functools.partial(RowSink, keep_hands),
             on_sink=self._take,
         )
 
@@ -60,6 +71,9 @@ class StatsCollection:
         assert isinstance(sink, RowSink)
         sink.rows.renumber(self._games, lines_before)
         self._rows.extend(sink.rows)
+        if self._hands is not None and sink.hands is not None:
+            sink.hands.renumber(self._games)
+            self._hands.extend(sink.hands)
         self._games += sink.count
 
     def __iter__(self) -> Iterator[RecordReport]:
@@ -73,3 +87,20 @@ class StatsCollection:
     def tables(self) -> Tables:
         """The tables of every valid game read so far."""
         return self._rows.tables()
+
+    def analysed(
+        self,
+        *,
+        time_cap: float | None = None,
+        jobs: int = 1,
+        progress: AnalysisProgress | None = None,
+    ) -> Tables:
+        """The tables of every valid game read so far, with the double-dummy analysis of
+        their complete hands (:func:`~spades_replay.stats.double_dummy.with_analysis`:
+        ``time_cap`` seconds per hand, ``jobs`` workers, ``progress`` per hand). Needs
+        ``keep_hands``."""
+        if self._hands is None:
+            raise ValueError("the collection was made without keep_hands: no hand to analyse")
+        return with_analysis(
+            self.tables(), self._hands, time_cap=time_cap, jobs=jobs, progress=progress
+        )

@@ -4,15 +4,25 @@ Every rate sits beside the counts it is made of (``nil_made`` / ``nil_attempts``
 ``nil_rate``), and is null when there is nothing to count. Players are grouped by their
 ``id`` when the record gives one, else by name; and by variant and rules, since a Nil under
 one house rule is not a Nil under another.
+
+When the tables carry the double-dummy ``seat_analysis`` table
+(:mod:`spades_replay.stats.double_dummy`), each grouping gains :data:`ANALYSIS_COLUMNS`:
+``analysed_hands``, ``capped_hands``, ``tricks_lost`` (over the analysed hands only: a capped
+hand is counted apart, never in the rate) and ``tricks_lost_per_hand``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import polars as pl
 
 from spades_replay.stats.tables import Tables
 
 PLAYER_KEYS = ("player_key", "variant", "rules")
+
+ANALYSIS_COLUMNS = ("analysed_hands", "capped_hands", "tricks_lost", "tricks_lost_per_hand")
+"""The columns the double-dummy analysis adds to each grouping."""
 
 
 def _rate(numerator: str, denominator: str, name: str) -> pl.Expr:
@@ -52,6 +62,48 @@ def _nil_columns() -> list[str | pl.Expr]:
     ]
 
 
+def analysis_counts(
+    seat_analysis: pl.DataFrame, keys: Sequence[str], *, per_seat: bool = True
+) -> pl.DataFrame:
+    """The :data:`ANALYSIS_COLUMNS` of ``seat_analysis`` grouped by ``keys``.
+
+    ``per_seat``: a hand counts once per seat, with that seat's tricks lost (per player);
+    otherwise once, with the tricks lost by all its seats (per game, per variant). Capped
+    hands are counted in ``capped_hands`` only: ``tricks_lost`` and the rate cover the
+    hands analysed to the first card.
+    """
+    frame = seat_analysis
+    if not per_seat:
+        frame = frame.group_by(["game", "hand"], maintain_order=True).agg(
+            *(pl.col(key).first() for key in keys if key not in ("game", "hand")),
+            pl.col("capped").first(),
+            pl.col("tricks_lost").sum(),
+        )
+    capped = pl.col("capped")
+    counts = frame.group_by(list(keys), maintain_order=True).agg(
+        _count(~capped, "analysed_hands"),
+        _count(capped, "capped_hands"),
+        pl.col("tricks_lost").filter(~capped).sum().cast(pl.Int64).alias("tricks_lost"),
+    )
+    return counts.with_columns(_rate("tricks_lost", "analysed_hands", "tricks_lost_per_hand"))
+
+
+def _with_analysis(
+    frame: pl.DataFrame, tables: Tables, keys: Sequence[str], *, per_seat: bool
+) -> pl.DataFrame:
+    """``frame`` with the analysis columns at its end, when the tables have them (0 hands
+    for a row with no complete hand)."""
+    if tables.seat_analysis is None:
+        return frame
+    counts = analysis_counts(tables.seat_analysis, keys, per_seat=per_seat).drop(
+        "tricks_lost_per_hand"
+    )
+    joined = frame.join(counts, on=list(keys), how="left", maintain_order="left")
+    return joined.with_columns(
+        pl.col("analysed_hands", "capped_hands", "tricks_lost").fill_null(0)
+    ).with_columns(_rate("tricks_lost", "analysed_hands", "tricks_lost_per_hand"))
+
+
 def player_metrics(tables: Tables) -> pl.DataFrame:
     """One row per player (by id or name), variant and rules."""
     seats = tables.seat_hands
@@ -82,7 +134,7 @@ def player_metrics(tables: Tables) -> pl.DataFrame:
         *_nil_counts(),
     )
     joined = per_hand.join(per_game, on=PLAYER_KEYS, how="left", maintain_order="left")
-    return joined.select(
+    metrics = joined.select(
         "player_key",
         "player",
         "variant",
@@ -104,7 +156,10 @@ def player_metrics(tables: Tables) -> pl.DataFrame:
         "bag_penalties",
         (pl.col("bag_penalties") / pl.col("games")).alias("bag_penalties_per_game"),
         *_nil_columns(),
-    ).sort(["variant", "rules", "player_key"])
+    )
+    return _with_analysis(metrics, tables, PLAYER_KEYS, per_seat=True).sort(
+        ["variant", "rules", "player_key"]
+    )
 
 
 def variant_metrics(tables: Tables) -> pl.DataFrame:
@@ -128,7 +183,7 @@ def variant_metrics(tables: Tables) -> pl.DataFrame:
     joined = games.join(sides, on=["variant", "rules"], how="left", maintain_order="left").join(
         seats, on=["variant", "rules"], how="left", maintain_order="left"
     )
-    return joined.select(
+    metrics = joined.select(
         "variant",
         "rules",
         "games",
@@ -144,9 +199,12 @@ def variant_metrics(tables: Tables) -> pl.DataFrame:
         "bag_penalties",
         (pl.col("bag_penalties") / pl.col("games")).alias("bag_penalties_per_game"),
         *_nil_columns(),
-    ).sort(["variant", "rules"])
+    )
+    return _with_analysis(metrics, tables, ("variant", "rules"), per_seat=False).sort(
+        ["variant", "rules"]
+    )
 
 
 def game_metrics(tables: Tables) -> pl.DataFrame:
     """One row per game: who played, who won, the final scores, how many hands."""
-    return tables.games.drop("player_keys")
+    return _with_analysis(tables.games.drop("player_keys"), tables, ("game",), per_seat=False)

@@ -252,11 +252,13 @@ class TableRows:
 
 @dataclass(frozen=True)
 class Tables:
-    """The three tables of a set of games."""
+    """The three tables of a set of games, and the double-dummy ``seat_analysis`` table
+    when the hands were analysed (:mod:`spades_replay.stats.double_dummy`; else ``None``)."""
 
     seat_hands: pl.DataFrame
     side_hands: pl.DataFrame
     games: pl.DataFrame
+    seat_analysis: pl.DataFrame | None = None
 
 
 def tables_of(replays: Iterable[Replay]) -> Tables:
