@@ -5,13 +5,22 @@ page picks a step; this module says what is on the table at that step, as seen b
 (``viewer`` ``None``: every hand face up) or by one seat (the other seats' cards hidden,
 and of the draft and the exchanges only what that seat saw). Text that reaches Markdown is
 escaped here with :func:`.markup.md`; table cells are plain text (:func:`.markup.plain`).
+
+With the hand's double-dummy analysis (:class:`~spades_replay.analysis.HandAnalysis`), each
+card carries its mark (``-1``: what it cost its side; ``?``: not analysed, the time cap
+struck first; ``nil-`` / ``nil+``: it lost a makeable Nil or let a doomed one off), each
+side's contract its par and each Nil its verdict. A seat's view never shows the best cards
+of a seat whose hand it hides.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from spades_replay.analysis import HandAnalysis, PlayAnalysis
 from spades_replay.cli.text import card_label
+from spades_replay.engine.cards import Card
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.setup import Exchange
@@ -32,6 +41,9 @@ from .markup import cards_md, md, plain
 
 Viewer = Seat | None
 """Whose eyes the table is seen through: a seat, or ``None`` for every hand face up."""
+
+Marks = Mapping[int, str]
+"""The mark of each card of a hand that has one, by its index in the hand's plays."""
 
 
 def bid_label(bid: int | None) -> str:
@@ -162,10 +174,27 @@ class SeatPanel:
     count: int
     cards: int | None
     to_act: bool
+    verdict: str = ""
 
 
-def seat_panels(replay: Replay, state: HandState, viewer: Viewer) -> tuple[SeatPanel, ...]:
-    """Every seat at this state, in seat order."""
+def nil_verdict(analysis: HandAnalysis | None, seat: Seat) -> str:
+    """The double-dummy verdict on the Nil (or Blind Nil) of ``seat`` from the start of play,
+    in words: makeable, doomed, or not judged (time cap); ``""`` without a Nil or an
+    analysis."""
+    if analysis is None:
+        return ""
+    for nil in analysis.nils:
+        if nil.seat == seat:
+            if nil.makeable is None:
+                return "no verdict: time cap"
+            return "makeable double dummy" if nil.makeable else "doomed double dummy"
+    return ""
+
+
+def seat_panels(
+    replay: Replay, state: HandState, viewer: Viewer, analysis: HandAnalysis | None = None
+) -> tuple[SeatPanel, ...]:
+    """Every seat at this state, in seat order (with the Nil verdicts of ``analysis``)."""
     variant = replay.variant
     panels = []
     for seat in variant.seats:
@@ -184,6 +213,7 @@ def seat_panels(replay: Replay, state: HandState, viewer: Viewer) -> tuple[SeatP
                 holding.bit_count(),
                 holding if can_see(viewer, seat) else None,
                 state.turn == seat,
+                nil_verdict(analysis, seat) if state.bids[seat] in (NIL, BLIND_NIL) else "",
             )
         )
     return tuple(panels)
@@ -215,10 +245,57 @@ def trick_view(state: HandState) -> TrickView | None:
     return TrickView(done.number, done.leader, done.plays, done.winner, True)
 
 
-def trick_md(replay: Replay, view: TrickView) -> str:
-    """A trick as Markdown: who led, each card with its player, and who wins."""
+def play_mark(play: PlayAnalysis) -> str:
+    """A card's mark: ``-N`` when it cost its side N tricks, ``?`` when it was not analysed,
+    then ``nil-`` or ``nil+`` for each Nil it lost or let off; ``""`` for a best play."""
+    parts = []
+    if not play.analysed:
+        parts.append("?")
+    elif play.cost:
+        parts.append(f"-{play.cost}")
+    parts.extend("nil+" if swing.makeable else "nil-" for swing in play.nil_swings)
+    return " ".join(parts)
+
+
+def play_marks(analysis: HandAnalysis | None) -> dict[int, str]:
+    """The marks of the cards of a hand that have one (none without an analysis)."""
+    if analysis is None:
+        return {}
+    marks = {play.index: play_mark(play) for play in analysis.plays}
+    return {index: mark for index, mark in marks.items() if mark}
+
+
+def mark_md(mark: str) -> str:
+    """A card's mark as Markdown: costs in red, ``?`` in grey, Nil swings in violet.
+
+    >>> mark_md("-1 nil-"), mark_md("?"), mark_md("")
+    (' :red[**-1**] :violet[**nil-**]', ' :gray[?]', '')
+    """
+    out = []
+    for part in mark.split():
+        if part == "?":
+            out.append(" :gray[?]")
+        elif part.startswith("nil"):
+            out.append(f" :violet[**{part}**]")
+        else:
+            out.append(f" :red[**{part}**]")
+    return "".join(out)
+
+
+def played_count(state: HandState) -> int:
+    """How many cards of the hand have been played at this state."""
+    return len(state.tricks) * state.variant.seat_count + len(state.trick)
+
+
+def trick_md(replay: Replay, view: TrickView, marks: Marks | None = None) -> str:
+    """A trick as Markdown: who led, each card with its player (and its mark), and who
+    wins."""
+    first = (view.number - 1) * replay.variant.seat_count
+    found = marks or {}
     cards = " · ".join(
-        f"{md(replay.players[seat].name, 40)} {cards_md([card])}" for seat, card in view.plays
+        f"{md(replay.players[seat].name, 40)} {cards_md([card])}"
+        f"{mark_md(found.get(first + position, ''))}"
+        for position, (seat, card) in enumerate(view.plays)
     )
     head = f"**Trick {view.number}**, led by {player(replay, view.leader)}: {cards}"
     if view.complete:
@@ -254,22 +331,31 @@ def draft_rows(
     return rows
 
 
-def trick_rows(replay: Replay, state: HandState) -> list[dict[str, str]]:
-    """The completed tricks so far, one row each: the card of every seat, leader, winner."""
+def trick_rows(
+    replay: Replay, state: HandState, marks: Marks | None = None
+) -> list[dict[str, str]]:
+    """The completed tricks so far, one row each: the card of every seat (with its mark),
+    leader, winner."""
     rows = []
+    found = marks or {}
+    count = replay.variant.seat_count
     for trick in state.tricks:
         row = {"trick": str(trick.number), "led by": plain(replay.players[trick.leader].name, 60)}
-        by_seat = dict(trick.plays)
+        cells = {}
+        for position, (seat, card) in enumerate(trick.plays):
+            mark = found.get((trick.number - 1) * count + position, "")
+            cells[seat] = f"{card_label(card)} {mark}".rstrip()
         for seat in replay.variant.seats:
-            row[f"seat {seat}"] = card_label(by_seat[seat])
+            row[f"seat {seat}"] = cells[seat]
         assert trick.winner is not None
         row["won by"] = plain(replay.players[trick.winner].name, 60)
         rows.append(row)
     return rows
 
 
-def side_lines(replay: Replay, state: HandState) -> list[str]:
-    """Each side's contract and tricks so far, as Markdown."""
+def side_lines(replay: Replay, state: HandState, analysis: HandAnalysis | None = None) -> list[str]:
+    """Each side's contract and tricks so far, as Markdown, with the side's double-dummy
+    par when ``analysis`` is given (``?`` when the time cap struck first)."""
     variant = replay.variant
     lines = []
     for side in (0, 1):
@@ -282,7 +368,98 @@ def side_lines(replay: Replay, state: HandState) -> list[str]:
         else:
             total = sum(bid for bid in bids if bid is not None and bid > 0)
             contract = f"contract {total}" if total else "no contract"
-        lines.append(f"**{names}** ({variant.side_name(side)}): {contract}, {won} trick(s) won")
+        line = f"**{names}** ({variant.side_name(side)}): {contract}, {won} trick(s) won"
+        if analysis is not None:
+            par = "?" if analysis.par is None else str(analysis.par[side])
+            line += f" · double-dummy par **{par}**"
+        lines.append(line)
+    return lines
+
+
+def played_md(replay: Replay, play: PlayAnalysis, viewer: Viewer) -> str:
+    """What the analysis says of one card played, as Markdown: its cost, what its side could
+    make before and after it, and the best cards (unless the viewer cannot see her hand)."""
+    who = player(replay, play.seat)
+    card = cards_md([play.card])
+    if not play.analysed:
+        return f"{who} played {card}: not analysed (the time cap struck before this card)."
+    whose = "she" if replay.variant is Variant.TWO_PLAYER else "her side"
+    verdict = "a best play" if not play.cost else f"it cost **{play.cost}** trick(s)"
+    text = (
+        f"{who} played {card}: {verdict}. Before it {whose} could make **{play.best}** "
+        f"trick(s), after it **{play.value}**."
+    )
+    if play.cost and can_see(viewer, play.seat):
+        text += f" Best: {cards_md(play.best_cards)}."
+    for swing in play.nil_swings:
+        nil = player(replay, swing.seat)
+        text += (
+            f" It let {nil}'s doomed Nil off."
+            if swing.makeable
+            else f" It lost {nil}'s makeable Nil."
+        )
+    if play.cost and play.nil_live:
+        text += " A Nil was live: giving up tricks for it may have been right."
+    return text
+
+
+def alternative_rows(values: tuple[tuple[Card, int], ...], played: Card) -> list[dict[str, str]]:
+    """The legal cards of one play with the final trick count each keeps for the mover's
+    side, best first: a table for the page, the best cards and the card played marked.
+
+    >>> rows = alternative_rows(((0, 5), (12, 6), (11, 6)), 0)
+    >>> [(row["card"], row["tricks"], row["cost"], row["note"]) for row in rows]
+    [('A♣', '6', '0', 'best'), ('K♣', '6', '0', 'best'), ('2♣', '5', '-1', 'played')]
+    """
+    best = max(value for _, value in values)
+    rows = []
+    for card, value in sorted(values, key=lambda item: (-item[1], -item[0])):
+        notes = []
+        if value == best:
+            notes.append("best")
+        if card == played:
+            notes.append("played")
+        rows.append(
+            {
+                "card": card_label(card),
+                "tricks": str(value),
+                "cost": str(value - best) if value < best else "0",
+                "note": ", ".join(notes),
+            }
+        )
+    return rows
+
+
+def analysis_notes(replay: Replay, analysis: HandAnalysis) -> list[str]:
+    """What to say of a hand's analysis as a whole, as Markdown lines: the Nil verdicts and
+    their swings, the tricks each player's misplays cost."""
+    lines = []
+    for nil in analysis.nils:
+        kind = "Blind Nil" if nil.blind else "Nil"
+        verdict = (
+            "not judged (time cap)"
+            if nil.makeable is None
+            else "makeable"
+            if nil.makeable
+            else "doomed"
+        )
+        line = f"{kind} of {player(replay, nil.seat)}: **{verdict}** from the start of play"
+        for play in analysis.plays:
+            for swing in play.nil_swings:
+                if swing.seat == nil.seat:
+                    change = "made makeable" if swing.makeable else "lost"
+                    line += (
+                        f"; {change} at trick {play.trick} by "
+                        f"{md(replay.players[play.seat].name, 60)}'s {cards_md([play.card])}"
+                    )
+        if nil.made is not None:
+            line += "; made" if nil.made else f"; failed ({nil.tricks} trick(s))"
+        lines.append(line + ".")
+    lost = " · ".join(
+        f"{md(replay.players[seat].name, 60)} **{count}**"
+        for seat, count in enumerate(analysis.tricks_lost)
+    )
+    lines.append(f"Tricks lost by misplays: {lost}")
     return lines
 
 

@@ -11,6 +11,10 @@ under a progress bar and every game keeps its exact place (file and line) for th
 page, which replays one game at a time from that place. Invalid records are kept as reports
 (shown, never counted); a path that cannot be read at all is a problem of the load, not an
 error of the app.
+
+The double-dummy analysis (docs/analysis.md) is cached here too: a hand's
+:class:`~spades_replay.analysis.HandAnalysis` and the values of the legal cards at one of its
+plays, keyed on the game's place and digest, the hand, the card and the time cap.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import gzip
 import hashlib
 import io
 import os
+import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,10 +33,18 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from spades_replay.analysis import (
+    HandAnalysis,
+    SearchTimeoutError,
+    Solver,
+    analyze_hand,
+    position_before,
+)
 from spades_replay.corpus import Source, Task, expand, is_corpus, read_task
+from spades_replay.engine.cards import Card
 from spades_replay.errors import Code, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.replay import Replay
+from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.tables import TableRows, Tables
 from spades_replay.validate import RecordReport, check_bytes, oversize_report
 
@@ -422,3 +435,57 @@ def replay_of(ref: GameRef, uploads: dict[str, Upload]) -> Replay | None:
     if upload is None:
         return None
     return _replay_upload(upload.name, ref.line, upload.digest, upload)
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _hand_analysis(
+    origin: str,
+    name: str,
+    line: int | None,
+    digest: str,
+    number: int,
+    time_cap: float | None,
+    _hand: HandReplay,
+) -> HandAnalysis:
+    """The analysis of hand ``number`` of the game at that place; cached on the place, the
+    digest, the hand number and the time cap."""
+    return analyze_hand(_hand, time_cap=time_cap)
+
+
+def hand_analysis(ref: GameRef, hand: HandReplay, time_cap: float | None) -> HandAnalysis:
+    """The double-dummy analysis of one hand of the game at ``ref`` (cached)."""
+    return _hand_analysis(ref.origin, ref.name, ref.line, ref.digest, hand.number, time_cap, hand)
+
+
+@st.cache_data(show_spinner=False, max_entries=2048)
+def _card_values(
+    origin: str,
+    name: str,
+    line: int | None,
+    digest: str,
+    number: int,
+    index: int,
+    time_cap: float,
+    guess: int | None,
+    _hand: HandReplay,
+) -> tuple[tuple[Card, int], ...] | None:
+    """The legal cards before card ``index`` of hand ``number`` with their values, or
+    ``None`` when the time cap struck first; cached like :func:`_hand_analysis`."""
+    solver = Solver(_hand.variant, deadline=time.monotonic() + time_cap)
+    try:
+        values = solver.card_values(position_before(_hand, index), guess)
+    except SearchTimeoutError:
+        return None
+    return tuple(values.items())
+
+
+def card_values(
+    ref: GameRef, hand: HandReplay, index: int, time_cap: float, guess: int | None = None
+) -> tuple[tuple[Card, int], ...] | None:
+    """Every legal card before card ``index`` (0-based) of ``hand``, with the final trick
+    count of the mover's side if she plays it (both sides then playing perfectly); ``None``
+    if not found within ``time_cap`` seconds. ``guess``, the value of the card played when
+    known, speeds the search up. Cached."""
+    return _card_values(
+        ref.origin, ref.name, ref.line, ref.digest, hand.number, index, time_cap, guess, hand
+    )

@@ -1,16 +1,19 @@
-"""The Replay page: a game hand by hand, stepped through card by card or trick by trick."""
+"""The Replay page: a game hand by hand, stepped through card by card or trick by trick,
+with the double-dummy analysis of each card (:mod:`.double_dummy`)."""
 
 from __future__ import annotations
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
+from spades_replay.analysis import HandAnalysis
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.tables import rules_label
 
-from . import board
+from . import board, double_dummy
+from .data import GameRef
 from .markup import hand_md, md, plain
 from .widgets import current, keep, pick_game, set_value, sync
 
@@ -78,17 +81,24 @@ def _header(replay: Replay) -> None:
     )
 
 
-def _seats(replay: Replay, hand: HandReplay, step: int, viewer: board.Viewer) -> None:
+def _seats(
+    replay: Replay,
+    hand: HandReplay,
+    step: int,
+    viewer: board.Viewer,
+    analysis: HandAnalysis | None,
+) -> None:
     state = hand.timeline[step].state
     for column, panel in zip(
         st.columns(replay.variant.seat_count),
-        board.seat_panels(replay, state, viewer),
+        board.seat_panels(replay, state, viewer, analysis),
         strict=True,
     ):
         with column.container(border=True):
             turn = " · **to act**" if panel.to_act else ""
             st.markdown(f"{panel.title}{turn}")
-            st.markdown(f"Bid **{panel.bid}** · tricks won **{panel.tricks}**")
+            verdict = f" · {panel.verdict}" if panel.verdict else ""
+            st.markdown(f"Bid **{panel.bid}**{verdict} · tricks won **{panel.tricks}**")
             if panel.cards is None:
                 st.markdown(f":gray[{panel.count} card(s), hidden]")
             else:
@@ -119,18 +129,28 @@ def _setup(replay: Replay, hand: HandReplay, step: int, viewer: board.Viewer) ->
                 st.markdown(f"{board.player(replay, exchange.seat)} {text}")
 
 
-def _play(replay: Replay, hand: HandReplay, step: int) -> None:
+def _play(
+    ref: GameRef,
+    replay: Replay,
+    hand: HandReplay,
+    step: int,
+    viewer: board.Viewer,
+    analysis: HandAnalysis | None,
+) -> None:
     state = hand.timeline[step].state
+    marks = board.play_marks(analysis)
     trick = board.trick_view(state)
     if trick is None:
         st.caption("No card played yet.")
     else:
         with st.container(border=True):
-            st.markdown(board.trick_md(replay, trick))
-    st.markdown("  \n".join(board.side_lines(replay, state)))
+            st.markdown(board.trick_md(replay, trick, marks))
+            double_dummy.alternatives(ref, replay, hand, step, analysis, viewer)
+    st.markdown("  \n".join(board.side_lines(replay, state, analysis)))
     if state.tricks:
         with st.expander(f"Tricks so far ({len(state.tricks)})"):
-            st.dataframe(board.trick_rows(replay, state), hide_index=True, key="tricks")
+            rows = board.trick_rows(replay, state, marks)
+            st.dataframe(rows, hide_index=True, key="tricks")
 
 
 def _scores(replay: Replay, hand: HandReplay, step: int) -> None:
@@ -193,7 +213,8 @@ def render() -> None:
         f"**Step {step} of {len(hand.timeline) - 1}** · {board.phase_label(state)} · "
         f"spades {broken}  \n{board.describe(replay, hand, step, viewer)}"
     )
-    _seats(replay, hand, step, viewer)
-    _play(replay, hand, step)
+    analysis = double_dummy.hand_panel(picked.ref, replay, hand)
+    _seats(replay, hand, step, viewer, analysis)
+    _play(picked.ref, replay, hand, step, viewer, analysis)
     _setup(replay, hand, step, viewer)
     _scores(replay, hand, step)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,10 +18,14 @@ from typing import Any
 import orjson
 import polars as pl
 import pytest
-from spades_replay.dashboard.markup import md
+from spades_replay.dashboard.markup import card_md, md
 from streamlit.testing.v1 import AppTest
 
 import spades_replay
+from spades_replay.analysis import Solver, analyze_hand, position_before
+from spades_replay.cli.text import card_label
+from spades_replay.engine.state import PlayCard
+from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import tables_of
@@ -339,3 +344,112 @@ def test_a_larger_corpus_loads_and_its_progress_bar_goes_away(
         spades_replay.replay(spades_replay.loads(line)) for line in lines.splitlines() * 4
     )
     assert _table(at, "player_key").shape[0] == player_metrics(tables).height == 4
+
+
+# double-dummy analysis
+
+
+def _step_of_play(hand: HandReplay, index: int) -> int:
+    """The timeline step at which card ``index`` (0-based) of the hand is played."""
+    plays = [step.index for step in hand.timeline if isinstance(step.action, PlayCard)]
+    return plays[index]
+
+
+def _mercy() -> Replay:
+    return spades_replay.replay(spades_replay.load(FIXTURES / "two-player" / "mercy.json"))
+
+
+def test_a_two_player_hand_is_analysed_on_the_fly(app: AppTest) -> None:
+    _pick_game(app, "fixture-two-player-mercy")
+    hand = _mercy().hands[0]
+    analysis = analyze_hand(hand)
+    assert analysis.par is not None
+    costly = next(play for play in analysis.plays if play.cost)
+    _run(app.slider(key="step").set_value(_step_of_play(hand, costly.index)))
+    # the card on the table carries its cost; the summary says what it cost and what was best
+    assert f"{card_md(costly.card)} :red[**-{costly.cost}**]" in _trick_text(app)
+    summary = next(text.value for text in app.main.markdown if " played " in text.value)
+    assert f"it cost **{costly.cost}** trick(s)" in summary
+    assert f"Best: {' '.join(card_md(card) for card in costly.best_cards)}." in summary
+    # the par beside each side's contract
+    sides = next(text.value for text in app.main.markdown if "double-dummy par" in text.value)
+    for bid, par in zip((7, 5), analysis.par, strict=True):
+        assert re.search(
+            rf"contract {bid}, \d+ trick\(s\) won · double-dummy par \*\*{par}\*\*", sides
+        )
+    # the best alternatives, on demand: every legal card with its value
+    assert not [frame for frame in app.dataframe if "tricks" in frame.value.columns]
+    _run(app.toggle(key="alternatives").set_value(True))
+    shown = _table(app, "tricks")
+    values = Solver(hand.variant).card_values(position_before(hand, costly.index))
+    assert sorted(zip(shown["card"], shown["tricks"], strict=True)) == sorted(
+        (card_label(card), str(value)) for card, value in values.items()
+    )
+    best = {card_label(card) for card in costly.best_cards}
+    assert {
+        card for card, note in zip(shown["card"], shown["note"], strict=True) if "best" in note
+    } == best
+    played = shown[shown["note"].str.contains("played")]
+    assert list(played["cost"]) == [f"-{costly.cost}"]
+    # the tricks table marks the cards of the tricks so far
+    _run(app.button(key="last").click())
+    rows = _table(app, "won by")
+    cells = [cell for column in ("seat 0", "seat 1") for cell in rows[column]]
+    marked = [cell for cell in cells if cell.endswith(tuple(f" -{n}" for n in range(1, 14)))]
+    assert len(marked) == sum(1 for play in analysis.plays if play.cost)
+
+
+def test_a_nil_shows_its_verdict_beside_the_bid(app: AppTest) -> None:
+    _pick_game(app, "fixture-two-player-tie-plays-on")
+    _run(app.selectbox(key="hand").select(5))
+    replayed = spades_replay.replay(
+        spades_replay.load(FIXTURES / "two-player" / "tie-plays-on.json")
+    )
+    (nil,) = analyze_hand(replayed.hands[4]).nils
+    _run(app.button(key="last").click())
+    verdict = "makeable" if nil.makeable else "doomed"
+    assert f"Bid **Nil** · {verdict} double dummy · tricks won **0**" in _markdown(app)
+    notes = _markdown(app)
+    assert f"Nil of Drew (seat {nil.seat}): **{verdict}** from the start of play" in notes
+
+
+def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(app: AppTest) -> None:
+    assert app.button(key="analyse_hand").label == "Analyse this hand"
+    assert app.number_input(key="hand_time_cap").value == 30.0
+    _run(app.button(key="last").click())
+    assert "double-dummy par" not in _markdown(app)
+    assert not any(cell.endswith("?") for cell in _table(app, "won by")["seat 0"])
+    _run(app.number_input(key="hand_time_cap").set_value(0.1))
+    _run(app.button(key="analyse_hand").click())
+    (warning,) = [w.value for w in app.main.warning if w.value.startswith("The time cap")]
+    skipped = int(re.search(r"the first (\d+) of 52 cards", warning).group(1))  # type: ignore[union-attr]
+    assert 0 < skipped < 52
+    assert "the later cards keep their costs" in warning
+    assert "double-dummy par **?**" in _markdown(app)
+    rows = _table(app, "won by")
+    replayed = spades_replay.replay(
+        spades_replay.loads(
+            (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
+        )
+    )
+    tricks = replayed.hands[0].outcome.play.tricks
+    for trick in tricks:
+        for position, (seat, _) in enumerate(trick.plays):
+            cell = rows[f"seat {seat}"][trick.number - 1]
+            index = (trick.number - 1) * 4 + position
+            assert cell.endswith(" ?") == (index < skipped), (index, cell)
+    # a capped hand can be asked for again, with another cap
+    assert app.button(key="analyse_hand").label == "Analyse again with this cap"
+
+
+def test_a_seats_view_hides_the_alternatives_of_hidden_hands(app: AppTest) -> None:
+    _pick_game(app, "fixture-two-player-mercy")
+    hand = _mercy().hands[0]
+    first = hand.timeline[_step_of_play(hand, 0)]
+    assert isinstance(first.action, PlayCard)
+    other = 1 - first.action.seat
+    _run(app.selectbox(key="view").select(other))
+    _run(app.slider(key="step").set_value(first.index))
+    _run(app.toggle(key="alternatives").set_value(True))
+    assert "Her cards are hidden in this view." in [caption.value for caption in app.main.caption]
+    assert not [frame for frame in app.dataframe if "tricks" in frame.value.columns]

@@ -201,8 +201,21 @@ def test_replay_steps_through_a_hand_with_the_cards_in_colour(
     page.get_by_role("button", name="Next trick").click()
     expect(page.get_by_text(re.compile(r"^Trick 1, led by"))).to_contain_text("Won by")
     page.get_by_role("button", name="Next card").click()
-    expect(page.get_by_text(re.compile(r"^Trick 2, led by"))).to_contain_text("Winning so far")
+    trick = page.get_by_text(re.compile(r"^Trick 2, led by"))
+    expect(trick).to_contain_text("Winning so far")
+    # the first card of trick 2 cost its player a trick, double dummy (analysed on the fly):
+    # marked beside the card, and its alternatives open on demand
+    expect(trick.locator("strong", has_text="-1")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"it cost 1 trick\(s\)"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"double-dummy par \d+")).first).to_be_visible()
+    page.get_by_text("Best alternatives: every legal card of this play with its value").click()
+    alternatives = page.get_by_test_id("stDataFrame").filter(has_text="played")
+    expect(alternatives).to_be_visible()
+    expect(alternatives).to_contain_text("best")
     browser.screenshot("replay")
+    # after a toggle far down the page, a select box higher up takes its first click as a
+    # mere focus change (Streamlit's, seen in a bare app too): click elsewhere first
+    page.get_by_role("heading", name="Replay").click()
 
     hearts = page.locator("main strong", has_text="♥").first
     spades = page.locator("main strong", has_text="♠").first

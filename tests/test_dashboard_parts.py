@@ -5,20 +5,33 @@ text (markup), filters (selection), reading records and uploads (data), and the
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import doctest
 import gzip
 import hashlib
 import sys
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import orjson
 import polars as pl
 import pytest
 from spades_replay.dashboard import board, data, markup, selection
+from spades_replay.dashboard.markup import cards_md
 
 import spades_replay
+from spades_replay.analysis import (
+    HandAnalysis,
+    NilAnalysis,
+    NilSwing,
+    PlayAnalysis,
+    Solver,
+    analyze_hand,
+    position_before,
+)
 from spades_replay.cli import dashboard_cmd, main
+from spades_replay.cli.text import card_label
 from spades_replay.engine.cards import parse_card
 from spades_replay.engine.state import Draw, Exchange, Phase, PlayCard
 from spades_replay.limits import Limits
@@ -179,6 +192,112 @@ def test_bids_sides_and_result_in_words() -> None:
     assert end.phase is Phase.DONE
     assert board.result_md(replay).startswith("**Alex \\& Charlie** reached the target")
     assert board.result_md(_replay("two-player/unfinished")).startswith("Unfinished:")
+
+
+# board: the double-dummy analysis
+
+
+@cache
+def _mercy_analysis() -> HandAnalysis:
+    return analyze_hand(_replay("two-player/mercy").hands[0])
+
+
+def _play(**changes: Any) -> PlayAnalysis:
+    """A card of the mercy game's first hand, analysed, with some fields changed."""
+    return dataclasses.replace(_mercy_analysis().plays[2], **changes)
+
+
+def test_each_card_is_marked_with_its_cost() -> None:
+    costly = _play()
+    assert costly.cost == 1
+    assert board.play_mark(costly) == "-1"
+    assert board.play_mark(_play(best=costly.value)) == ""
+    assert board.play_mark(_play(best=None, value=None)) == "?"
+    swings = (NilSwing(0, False), NilSwing(1, True))
+    assert board.play_mark(_play(nil_swings=swings)) == "-1 nil- nil+"
+    analysis = _mercy_analysis()
+    marks = board.play_marks(analysis)
+    assert marks == {play.index: f"-{play.cost}" for play in analysis.plays if play.cost}
+    assert board.play_marks(None) == {}
+
+
+def test_the_trick_and_the_tricks_table_carry_the_marks() -> None:
+    replay = _replay("two-player/mercy")
+    hand = replay.hands[0]
+    marks = {2: "-1", 3: "?"}
+    step = next(
+        step for step in hand.timeline if board.played_count(step.state) == 4 and step.action
+    )
+    view = board.trick_view(step.state)
+    assert view is not None
+    assert view.number == 2
+    text = board.trick_md(replay, view, marks)
+    first, second = (cards_md([card]) for _, card in view.plays)
+    assert f"{first} :red[**-1**] · " in text
+    assert f"{second} :gray[?]" in text
+    assert board.trick_md(replay, view) == board.trick_md(replay, view, {})
+    rows = board.trick_rows(replay, step.state, marks)
+    (leader, card), (follower, other) = view.plays
+    assert rows[1][f"seat {leader}"] == f"{card_label(card)} -1"
+    assert rows[1][f"seat {follower}"] == f"{card_label(other)} ?"
+    assert "-" not in rows[0]["seat 0"] + rows[0]["seat 1"]
+
+
+def test_the_par_beside_each_sides_contract_and_the_nil_verdicts() -> None:
+    replay = _replay("two-player/mercy")
+    analysis = _mercy_analysis()
+    assert analysis.par is not None
+    end = replay.hands[0].timeline[-1].state
+    lines = board.side_lines(replay, end, analysis)
+    for side in (0, 1):
+        assert lines[side].endswith(f" · double-dummy par **{analysis.par[side]}**")
+    capped = dataclasses.replace(analysis, par=None, capped=True)
+    assert board.side_lines(replay, end, capped)[0].endswith("double-dummy par **?**")
+    assert board.side_lines(replay, end) == [line.split(" · ")[0] for line in lines]
+    nil = NilAnalysis(1, False, True, 0, True)
+    with_nil = dataclasses.replace(analysis, nils=(nil,))
+    assert board.nil_verdict(with_nil, 1) == "makeable double dummy"
+    assert board.nil_verdict(with_nil, 0) == ""
+    assert board.nil_verdict(None, 1) == ""
+    doomed = dataclasses.replace(analysis, nils=(dataclasses.replace(nil, makeable=False),))
+    assert board.nil_verdict(doomed, 1) == "doomed double dummy"
+    unknown = dataclasses.replace(analysis, nils=(dataclasses.replace(nil, makeable=None),))
+    assert board.nil_verdict(unknown, 1) == "no verdict: time cap"
+    notes = board.analysis_notes(replay, with_nil)
+    assert notes[0] == "Nil of Drew (seat 1): **makeable** from the start of play; made."
+    assert notes[-1] == "Tricks lost by misplays: Megan **{}** · Drew **{}**".format(
+        *analysis.tricks_lost
+    )
+
+
+def test_what_a_card_cost_and_the_best_cards_unless_her_hand_is_hidden() -> None:
+    replay = _replay("two-player/mercy")
+    costly = _play()
+    text = board.played_md(replay, costly, None)
+    assert text.startswith(f"Drew (seat 1) played {cards_md([costly.card])}: it cost **1**")
+    assert (
+        f"Before it she could make **{costly.best}** trick(s), after it **{costly.value}**." in text
+    )
+    assert f"Best: {cards_md(costly.best_cards)}." in text
+    assert "Best:" in board.played_md(replay, costly, 1)
+    assert "Best:" not in board.played_md(replay, costly, 0)
+    assert "a best play" in board.played_md(replay, _play(best=costly.value), None)
+    assert "not analysed" in board.played_md(replay, _play(best=None, value=None), None)
+    live = board.played_md(replay, _play(nil_live=True, nil_swings=(NilSwing(0, False),)), None)
+    assert "It lost Megan (seat 0)'s makeable Nil." in live
+    assert "A Nil was live" in live
+
+
+def test_the_alternatives_best_first() -> None:
+    hand = _replay("two-player/mercy").hands[0]
+    play = _play()
+    values = tuple(Solver(hand.variant).card_values(position_before(hand, play.index)).items())
+    rows = board.alternative_rows(values, play.card)
+    assert [row["tricks"] for row in rows] == sorted((row["tricks"] for row in rows), reverse=True)
+    best = {card_label(card) for card in play.best_cards}
+    assert {row["card"] for row in rows if "best" in row["note"]} == best
+    (played,) = [row for row in rows if "played" in row["note"]]
+    assert (played["card"], played["cost"]) == (card_label(play.card), "-1")
 
 
 # selection
