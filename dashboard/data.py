@@ -14,7 +14,8 @@ error of the app.
 
 The double-dummy analysis (docs/analysis.md) is cached here too: a hand's
 :class:`~spades_replay.analysis.HandAnalysis` and the values of the legal cards at one of its
-plays, keyed on the game's place and digest, the hand, the card and the time cap.
+plays, keyed on the game's place and digest, the hand, the card and the time cap; a corpus's
+``seat_analysis`` table on the places and digests of its games.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import io
 import os
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ from spades_replay.engine.cards import Card
 from spades_replay.errors import Code, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.replay import HandReplay, Replay
+from spades_replay.stats.double_dummy import HandList, analysis_table
 from spades_replay.stats.tables import TableRows, Tables
 from spades_replay.validate import RecordReport, check_bytes, oversize_report
 
@@ -489,3 +491,99 @@ def card_values(
     return _card_values(
         ref.origin, ref.name, ref.line, ref.digest, hand.number, index, time_cap, guess, hand
     )
+
+
+@dataclass(frozen=True)
+class CorpusAnalysis:
+    """The ``seat_analysis`` table of some games (docs/stats.md), and the places of the games
+    that could not be read again (their file changed or went away since it was loaded)."""
+
+    table: pl.DataFrame
+    unread: tuple[str, ...]
+
+
+def _sources_of(
+    origin: str, name: str, uploads: dict[str, Upload], digest: str
+) -> Iterator[Source]:
+    """The records of a file or an upload, read again; nothing when it changed or went away."""
+    if origin == UPLOAD:
+        upload = uploads.get(digest)
+        if upload is not None:
+            yield from upload_sources(upload)
+        return
+    stat = os.stat(name)
+    if _digest(name, stat.st_size, stat.st_mtime_ns) != digest:
+        return
+    yield from read_task(Task(0, name, is_corpus(Path(name))))
+
+
+def games_of(
+    games: Iterable[tuple[int, GameRef]], uploads: dict[str, Upload]
+) -> tuple[HandList, tuple[str, ...]]:
+    """The complete hands of some games, each file read once; and the places not found."""
+    wanted: dict[tuple[str, str, str], dict[int | None, int]] = {}
+    for game, ref in games:
+        wanted.setdefault((ref.origin, ref.name, ref.digest), {})[ref.line] = game
+    found: dict[int, Replay] = {}
+    unread: list[str] = []
+    for (origin, name, digest), lines in wanted.items():
+        try:
+            for source in _sources_of(origin, name, uploads, digest):
+                number = lines.get(source.line)
+                if number is not None and not source.blank:
+                    replayed = _replayed(source)
+                    if replayed is not None:
+                        found[number] = replayed
+        except (InputError, OSError):
+            pass  # what could not be read is reported as unread, just below
+        for line, game in lines.items():
+            if game not in found:
+                unread.append(GameRef(origin, name, line, digest).where)
+    hands = HandList()
+    for game in sorted(found):
+        hands.add(found[game], game)
+    return hands, tuple(unread)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _corpus_analysis(
+    games: tuple[tuple[int, str, str, int | None, str], ...],
+    time_cap: float | None,
+    jobs: int,
+    _uploads: dict[str, Upload],
+    _seat_hands: pl.DataFrame,
+) -> CorpusAnalysis:
+    """The analysis of the complete hands of ``games`` (game number and place), under a
+    progress bar that is gone once done; cached on the places, digests, cap and workers."""
+    refs = [
+        (game, GameRef(origin, name, line, digest)) for game, origin, name, line, digest in games
+    ]
+    hands, unread = games_of(refs, _uploads)
+    bar = st.progress(0.0, text="Analysing hands…")
+
+    def progress(done: int, total: int) -> None:
+        fraction = done / total if total else 1.0
+        bar.progress(fraction, text=f"Analysing hands… {done} of {total}")
+
+    table = analysis_table(hands, _seat_hands, time_cap=time_cap, jobs=jobs, progress=progress)
+    bar.empty()
+    return CorpusAnalysis(table, unread)
+
+
+def corpus_analysis(
+    loaded: Loaded,
+    tables: Tables,
+    uploads: dict[str, Upload],
+    *,
+    time_cap: float | None,
+    jobs: int,
+) -> CorpusAnalysis:
+    """The double-dummy analysis of every complete hand of the games in ``tables`` (games
+    of ``loaded``), within ``time_cap`` seconds a hand on ``jobs`` worker processes
+    (cached)."""
+    games = tuple(
+        (game, ref.origin, ref.name, ref.line, ref.digest)
+        for game in tables.games.get_column("game").to_list()
+        for ref in (loaded.ref(game),)
+    )
+    return _corpus_analysis(games, time_cap, jobs, uploads, tables.seat_hands)

@@ -348,3 +348,38 @@ def hand_points(side_hands: pl.DataFrame) -> go.Figure:
         hovermode="closest",
     )
     return figure
+
+
+def tricks_lost(players: pl.DataFrame) -> go.Figure:
+    """The tricks each player's misplays cost her side per hand, double dummy (player
+    metrics with the analysis columns), each bar labelled with the tricks lost and the hands
+    analysed, and the capped hands, which are counted apart; a player with no hand analysed
+    has an empty bar."""
+    labels = []
+    for lost, hands, capped in players.select(
+        "tricks_lost", "analysed_hands", "capped_hands"
+    ).iter_rows():
+        label = f"{lost} in {hands} hand(s)" if hands else "no hand analysed"
+        labels.append(f"{label}, {capped} capped" if capped else label)
+    rates = players.get_column("tricks_lost_per_hand").to_list()
+    figure = go.Figure(
+        go.Bar(
+            y=player_labels(players),
+            x=[value if value is not None else 0 for value in rates],
+            orientation="h",
+            name="tricks lost per hand",
+            marker_color="#b82e2e",
+            text=labels,
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y}<br>%{x:.2f} a hand (%{text})<extra></extra>",
+        )
+    )
+    _player_layout(
+        figure,
+        players,
+        "Tricks lost by misplays per hand (double dummy)",
+        title="tricks per hand",
+        rangemode="tozero",
+    )
+    return figure

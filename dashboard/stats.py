@@ -1,16 +1,28 @@
 """The Corpus stats page: how players and games went, over everything that passes the
-sidebar's filters."""
+sidebar's filters; and, when asked, the tricks each player's misplays cost, double dummy."""
 
 from __future__ import annotations
+
+import dataclasses
+import os
 
 import polars as pl
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from spades_replay.stats.metrics import player_metrics, variant_metrics
+from spades_replay.stats.double_dummy import capped_hands
+from spades_replay.stats.metrics import ANALYSIS_COLUMNS, player_metrics, variant_metrics
+from spades_replay.stats.tables import Tables
 
-from . import figures
-from .widgets import current
+from . import data, figures
+from .markup import md, plain
+from .widgets import Context, current
+
+CORPUS_TIME_CAP = 10.0
+"""The time cap offered for each hand of a corpus analysis."""
+
+REQUESTED = "double-dummy corpus"
+"""Session key: the games, time cap and workers of the analysis last asked for."""
 
 
 def page() -> StreamlitPage:
@@ -76,4 +88,86 @@ def render() -> None:
     st.subheader("Variants and rules")
     st.dataframe(
         variant_metrics(tables), hide_index=True, column_config=VARIANT_COLUMNS, key="variants"
+    )
+    _analysis(context, tables)
+
+
+def _analysis(context: Context, tables: Tables) -> None:
+    """The tricks lost by misplays: the button that asks for the analysis of every complete
+    hand shown (with a warning when four-player hands make it slow), then its figures."""
+    st.subheader("Tricks lost by misplays (double dummy)")
+    sides = tables.side_hands
+    hands = sides.height // 2
+    four = sides.filter(pl.col("variant") == "four-player").height // 2
+    st.caption(
+        "Every complete hand solved with every hand known, both sides playing perfectly for "
+        "tricks: the tricks each card cost its player's side, added up per player. A hand "
+        "stopped by the time cap is counted apart (capped), never in the tricks lost."
+    )
+    if four:
+        st.warning(
+            f"{four} of these {hands} hand(s) are four-player: a four-player hand takes "
+            "about 11 s (a median; some take minutes, and stop at the time cap), so this "
+            "can take a while. Narrow the filters for a quicker answer."
+        )
+    cores = os.cpu_count() or 1
+    left, middle, right = st.columns(3, vertical_alignment="bottom")
+    time_cap = left.number_input(
+        "Time cap per hand (seconds)",
+        min_value=0.1,
+        max_value=120.0,
+        value=CORPUS_TIME_CAP,
+        step=5.0,
+        key="corpus_time_cap",
+    )
+    jobs = middle.number_input(
+        "Worker processes", min_value=1, max_value=cores, value=cores, key="corpus_jobs"
+    )
+    games = tuple(context.loaded.ref(game).key for game in tables.games.get_column("game"))
+    request = (games, time_cap, jobs)
+    if right.button(
+        f"Analyse {hands} hand(s)",
+        key="analyse_corpus",
+        disabled=hands == 0,
+        icon=":material/psychology:",
+    ):
+        st.session_state[REQUESTED] = request
+    if st.session_state.get(REQUESTED) != request:
+        return
+    result = data.corpus_analysis(
+        context.loaded, tables, context.uploads, time_cap=time_cap, jobs=jobs
+    )
+    if result.unread:
+        places = ", ".join(md(place, 200) for place in result.unread[:10])
+        st.warning(
+            f"{len(result.unread)} game(s) could not be read again (changed or gone since "
+            f"they were loaded) and are left out: {places}"
+        )
+    capped = capped_hands(result.table)
+    if capped.height:
+        st.warning(
+            f"{capped.height} hand(s) reached the time cap of {time_cap:g} s: they are counted "
+            "apart (capped hands), never in the tricks lost."
+        )
+        st.dataframe(
+            [
+                {
+                    "game": plain(row["game_id"], 60),
+                    "hand": row["hand"],
+                    "cards analysed": f"{row['analysed_plays']} of {row['plays']} (the last ones)",
+                }
+                for row in capped.iter_rows(named=True)
+            ],
+            hide_index=True,
+            key="capped",
+        )
+    players = player_metrics(dataclasses.replace(tables, seat_analysis=result.table))
+    if context.filters.players:
+        players = players.filter(pl.col("player_key").is_in(context.filters.players))
+    st.plotly_chart(figures.tricks_lost(players), key="chart_tricks_lost")
+    st.dataframe(
+        players.select("player", "variant", "rules", "hands", *ANALYSIS_COLUMNS),
+        hide_index=True,
+        column_config={"tricks_lost_per_hand": DECIMAL},
+        key="tricks_lost",
     )

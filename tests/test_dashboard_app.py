@@ -27,6 +27,7 @@ from spades_replay.cli.text import card_label
 from spades_replay.engine.state import PlayCard
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.collect import StatsCollection
+from spades_replay.stats.double_dummy import hands_of, with_analysis
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import tables_of
 from spades_replay.validate import CorpusValidation
@@ -453,3 +454,47 @@ def test_a_seats_view_hides_the_alternatives_of_hidden_hands(app: AppTest) -> No
     _run(app.toggle(key="alternatives").set_value(True))
     assert "Her cards are hidden in this view." in [caption.value for caption in app.main.caption]
     assert not [frame for frame in app.dataframe if "tricks" in frame.value.columns]
+
+
+def test_corpus_stats_analyse_on_request_and_report_capped_hands() -> None:
+    at = _app("stats")
+    assert at.button(key="analyse_corpus").label.startswith("Analyse ")
+    assert any("are four-player" in warning.value for warning in at.main.warning)
+    _run(at.multiselect(key="f_rules").select("target_score=200"))
+    assert not any("are four-player" in warning.value for warning in at.main.warning)
+    _run(at.number_input(key="corpus_jobs").set_value(1))
+    assert at.button(key="analyse_corpus").label == "Analyse 5 hand(s)"
+    assert "chart_tricks_lost" not in json.dumps([chart["layout"] for chart in _charts(at)])
+    _run(at.button(key="analyse_corpus").click())
+    replayed = spades_replay.replay(
+        spades_replay.load(FIXTURES / "two-player" / "tie-plays-on.json")
+    )
+    expected = player_metrics(with_analysis(tables_of([replayed]), hands_of([replayed])))
+    chart = _charts(at)[-1]
+    assert chart["layout"]["title"]["text"] == "Tricks lost by misplays per hand (double dummy)"
+    (bars,) = chart["data"]
+    assert bars["x"] == expected.get_column("tricks_lost_per_hand").to_list()
+    assert bars["text"] == [
+        f"{lost} in 5 hand(s)" for lost in expected.get_column("tricks_lost").to_list()
+    ]
+    table = _table(at, "tricks_lost_per_hand")
+    assert list(table["tricks_lost"]) == expected.get_column("tricks_lost").to_list()
+    assert list(table["capped_hands"]) == [0, 0]
+    # the analysis stays on as long as the games, cap and workers stay the same
+    _run(at.multiselect(key="f_player").select("heuristic-megan"))
+    assert at.button(key="analyse_corpus").label == "Analyse 5 hand(s)"
+    assert list(_table(at, "tricks_lost_per_hand")["player"]) == ["Megan"]
+    # four-player hands stopped by the cap are reported and counted apart
+    _run(at.multiselect(key="f_player").unselect("heuristic-megan"))
+    _run(at.multiselect(key="f_rules").unselect("target_score=200").select("target_score=150"))
+    _run(at.number_input(key="corpus_time_cap").set_value(0.1))
+    _run(at.button(key="analyse_corpus").click())
+    assert any(
+        warning.value.startswith("3 hand(s) reached the time cap of 0.1 s")
+        for warning in at.main.warning
+    )
+    capped = _table(at, "cards analysed")
+    assert list(capped["hand"]) == [1, 2, 3]
+    (bars,) = _charts(at)[-1]["data"]
+    assert bars["text"] == ["no hand analysed, 3 capped"] * 4
+    assert list(_table(at, "tricks_lost_per_hand")["analysed_hands"]) == [0] * 4

@@ -12,6 +12,7 @@ from spades_replay.dashboard import figures
 
 import spades_replay
 from spades_replay.replay import PlayerInfo, Replay
+from spades_replay.stats.double_dummy import hands_of, with_analysis
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import Tables, tables_of
 
@@ -199,3 +200,32 @@ def test_player_labels_tell_apart_players_of_the_same_name() -> None:
         "Bo · two-player · standard (bo)",
     ]
     assert figures.player_labels(frame.slice(3)) == ["Bo"]
+
+
+def test_tricks_lost_per_hand_beside_their_counts_and_the_capped_hands() -> None:
+    replays = [_replay("two-player/mercy"), _replay("four-player/tie-plays-on")]
+    tables = with_analysis(tables_of(replays), hands_of(replays), time_cap=0.0)
+    assert tables.seat_analysis is not None
+    # a cap of no time stops every four-player hand (and perhaps some two-player ones):
+    # make the two-player side of the test exact by analysing that game without a cap
+    exact = with_analysis(tables_of(replays[:1]), hands_of(replays[:1]))
+    assert exact.seat_analysis is not None
+    players = pl.concat(
+        [
+            player_metrics(exact),
+            player_metrics(tables).filter(pl.col("variant") == "four-player"),
+        ]
+    )
+    figure = figures.tricks_lost(players)
+    (bars,) = figure.data
+    assert bars.orientation == "h"
+    assert list(bars.y) == figures.player_labels(players)
+    rates = players.get_column("tricks_lost_per_hand").to_list()
+    assert list(bars.x) == [rate if rate is not None else 0 for rate in rates]
+    lost = players.get_column("tricks_lost").to_list()
+    assert list(bars.text) == [
+        f"{lost[0]} in 14 hand(s)",
+        f"{lost[1]} in 14 hand(s)",
+        *["no hand analysed, 3 capped"] * 4,
+    ]
+    assert figure.layout.title.text == "Tricks lost by misplays per hand (double dummy)"

@@ -421,6 +421,29 @@ def test_the_app_reads_its_paths_from_streamlits_arguments_else_the_fixtures(
     assert data.data_paths([], str(elsewhere / "app.py")) == ()
 
 
+def test_a_corpus_analysis_reads_its_games_again_and_names_those_it_cannot(
+    tmp_path: Path,
+) -> None:
+    record = (FIXTURES / "two-player" / "tie-plays-on.json").read_bytes()
+    same = tmp_path / "same.json"
+    same.write_bytes(record)
+    edited = tmp_path / "edited.json"
+    edited.write_bytes(record)
+    corpus = FIXTURES / "corpus" / "two-player.jsonl"
+    lines = corpus.read_bytes()
+    games = [
+        (0, data.GameRef(data.FILE, str(same), None, hashlib.sha256(record).hexdigest())),
+        (1, data.GameRef(data.FILE, str(edited), None, "the digest of an earlier version")),
+        (2, data.GameRef(data.FILE, str(tmp_path / "gone.json"), None, "d")),
+        (3, data.GameRef(data.UPLOAD, "closed.json", None, "an upload no longer open")),
+        (4, data.GameRef(data.FILE, str(corpus), 2, hashlib.sha256(lines).hexdigest())),
+    ]
+    hands, unread = data.games_of(games, {})
+    second = spades_replay.replay(spades_replay.loads(lines.splitlines()[1]))
+    assert hands.games == [0] * 5 + [4] * second.result.hands
+    assert unread == (str(edited), str(tmp_path / "gone.json"), "upload closed.json")
+
+
 def test_an_upload_digest_is_the_sha256_of_its_bytes() -> None:
     upload = _upload("x.json", b"abc")
     assert upload.digest == hashlib.sha256(b"abc").hexdigest()
