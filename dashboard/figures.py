@@ -362,6 +362,7 @@ def tricks_lost(players: pl.DataFrame) -> go.Figure:
         label = f"{lost} in {hands} hand(s)" if hands else "no hand analysed"
         labels.append(f"{label}, {capped} capped" if capped else label)
     rates = players.get_column("tricks_lost_per_hand").to_list()
+    top = max((rate for rate in rates if rate is not None), default=0.0)
     figure = go.Figure(
         go.Bar(
             y=player_labels(players),
@@ -380,6 +381,6 @@ def tricks_lost(players: pl.DataFrame) -> go.Figure:
         players,
         "Tricks lost by misplays per hand (double dummy)",
         title="tricks per hand",
-        rangemode="tozero",
+        range=[0, max(top, 0.5) * 1.5],  # room for the labels beside the longest bar
     )
     return figure

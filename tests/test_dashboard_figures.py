@@ -229,3 +229,4 @@ def test_tricks_lost_per_hand_beside_their_counts_and_the_capped_hands() -> None
         *["no hand analysed, 3 capped"] * 4,
     ]
     assert figure.layout.title.text == "Tricks lost by misplays per hand (double dummy)"
+    assert tuple(figure.layout.xaxis.range) == (0, max(bars.x) * 1.5)
