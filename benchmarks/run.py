@@ -108,7 +108,7 @@ def stage_figures(lines: Sequence[bytes], rounds: int) -> dict[str, dict[str, fl
         sink = RowSink()
         report, replayed = check_bytes(line)
         if replayed is not None:
-            sink.add(replayed, "bench")
+            sink.add(replayed, "bench", None)
         return report
 
     stages: dict[str, Callable[[bytes], object]] = {
