@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -193,3 +194,27 @@ def test_python_dash_m() -> None:
     )
     assert result.returncode == 0
     assert result.stdout.startswith("spades-replay ")
+
+
+def test_the_progress_bar_shows_only_on_a_terminal() -> None:
+    from rich.console import Console
+
+    from spades_replay.cli.progress import Bar
+
+    def console(terminal: bool) -> Console:
+        return Console(file=io.StringIO(), force_terminal=terminal, width=80)
+
+    out, err = console(True), console(False)
+    with Bar("checking", counts="items", out=out, err=err, text_on_stdout=True, total=4) as bar:
+        bar.update(3)
+        bar.out.print("a report")
+    shown = out.file.getvalue()  # type: ignore[attr-defined]
+    assert "checking" in shown
+    assert "a report" in shown
+    assert err.file.getvalue() == ""  # type: ignore[attr-defined]
+    quiet_out, quiet_err = console(False), console(False)
+    with Bar("checking", counts="bytes", out=quiet_out, err=quiet_err, text_on_stdout=True) as bar:
+        bar.update(10, 20)
+        bar.out.print("a report")
+    assert quiet_out.file.getvalue() == "a report\n"  # type: ignore[attr-defined]
+    assert quiet_err.file.getvalue() == ""  # type: ignore[attr-defined]

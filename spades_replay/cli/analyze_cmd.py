@@ -12,8 +12,7 @@ import sys
 from typing import Any
 
 import orjson
-from rich.console import Console, Group
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+from rich.console import Group
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
@@ -27,8 +26,9 @@ from spades_replay.cli.common import (
     select_record,
     stdout_console,
 )
+from spades_replay.cli.progress import Bar
 from spades_replay.cli.text import card_label, card_text, safe
-from spades_replay.cli.validate_cmd import bar_console, print_problem
+from spades_replay.cli.validate_cmd import print_problem
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.errors import FormatError
@@ -250,20 +250,6 @@ def render_analysis(replay: Replay, analysis: HandAnalysis) -> Group:
     return Group(*parts)
 
 
-def hands_progress(console: Console) -> Progress:
-    """A transient progress bar counting hands analysed, with the time elapsed."""
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        redirect_stdout=False,
-        redirect_stderr=False,
-    )
-
-
 def run(arguments: argparse.Namespace) -> int:
     """Analyse one record and show it."""
     if arguments.jobs < 0:
@@ -294,39 +280,28 @@ def run(arguments: argparse.Namespace) -> int:
             )
         hands = (hands[arguments.hand - 1],)
     as_json = arguments.format == "json"
-    err = console_for(sys.stderr)
     slow = replayed.variant is Variant.FOUR_PLAYER and len(hands) > 1
-    place = (
-        None
-        if arguments.no_progress or not slow
-        else bar_console(out, err, text_on_stdout=not as_json)
+    bar = Bar(
+        "analysing hands",
+        counts="items",
+        out=out,
+        err=console_for(sys.stderr),
+        text_on_stdout=not as_json,
+        enabled=slow and not arguments.no_progress,
+        total=len(hands),
     )
-    bar = hands_progress(place) if place is not None else None
-    task = bar.add_task("analysing hands", total=len(hands)) if bar is not None else None
-    if bar is not None and place is out:
-        out = bar.console
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None and task is not None:
-            bar.update(task, completed=done, total=total)
-
     time_cap = arguments.time_cap or None
     results = []
     if not as_json:
         out.print(Text(f"Double-dummy analysis · {replayed.variant.value}", style="bold"))
-    if bar is not None:
-        bar.start()
-    try:
+    with bar:
         for analysis in analyze_hands(
-            hands, time_cap=time_cap, jobs=arguments.jobs, progress=progress
+            hands, time_cap=time_cap, jobs=arguments.jobs, progress=bar.update
         ):
             if as_json:
                 results.append(analysis.to_dict())
             else:
-                out.print(render_analysis(replayed, analysis))
-    finally:
-        if bar is not None:
-            bar.stop()
+                bar.out.print(render_analysis(replayed, analysis))
     if as_json:
         document = {
             "game_id": replayed.game_id,

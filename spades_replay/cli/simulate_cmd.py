@@ -7,10 +7,10 @@ import sys
 from typing import Any
 
 from pydantic import ValidationError
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.text import Text
 
 from spades_replay.cli.common import EXIT_OK, UsageError, console_for, stdout_console
+from spades_replay.cli.progress import Bar
 from spades_replay.cli.text import safe
 from spades_replay.convert import rules_of
 from spades_replay.engine.rules import PRESETS
@@ -120,29 +120,22 @@ def run(arguments: argparse.Namespace) -> int:
         arguments.bot,
         arguments.max_hands,
     )
-    err = console_for(sys.stderr)
-    show = err.is_terminal and not arguments.no_progress
-    bar = Progress(
+    out = stdout_console()
+    bar = Bar(
         "simulating",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=True,
-        disable=not show,
+        counts="items",
+        out=out,
+        err=console_for(sys.stderr),
+        text_on_stdout=False,
+        enabled=not arguments.no_progress,
+        total=arguments.games,
     )
-    task = bar.add_task("games", total=arguments.games)
     try:
         with bar:
-            written = write_corpus(
-                spec,
-                arguments.output,
-                jobs=arguments.jobs,
-                progress=lambda done: bar.update(task, completed=done),
-            )
+            written = write_corpus(spec, arguments.output, jobs=arguments.jobs, progress=bar.update)
     except OSError as error:
         raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
-    stdout_console().print(
+    out.print(
         Text(f"wrote {written} {spec.variant.value} game(s) to {safe(arguments.output, 500)}")
     )
     return EXIT_OK

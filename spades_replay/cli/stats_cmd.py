@@ -10,13 +10,13 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
 from rich.text import Text
 
 from spades_replay.atomic import write_bytes_atomic
-from spades_replay.cli.analyze_cmd import DEFAULT_TIME_CAP, hands_progress
+from spades_replay.cli.analyze_cmd import DEFAULT_TIME_CAP
 from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -25,13 +25,12 @@ from spades_replay.cli.common import (
     console_for,
     stdout_console,
 )
+from spades_replay.cli.progress import Bar
 from spades_replay.cli.text import safe
 from spades_replay.cli.validate_cmd import (
     add_limit_options,
-    bar_console,
     limits_of,
     print_problem,
-    progress_bar,
 )
 
 if TYPE_CHECKING:
@@ -129,25 +128,10 @@ def _report_capped(console: Console, seat_analysis: pl.DataFrame, time_cap: floa
     )
 
 
-def _analysed(
-    collection: StatsCollection, where: Console | None, time_cap: float | None, jobs: int
-) -> Tables:
-    """The collection's tables with the analysis of every complete hand, under a bar
-    counting hands when ``where`` is a terminal."""
-    bar = hands_progress(where) if where is not None else None
-    task = bar.add_task("analysing hands", total=None) if bar is not None else None
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None and task is not None:
-            bar.update(task, completed=done, total=total)
-
-    if bar is not None:
-        bar.start()
-    try:
-        return collection.analysed(time_cap=time_cap, jobs=jobs, progress=progress)
-    finally:
-        if bar is not None:
-            bar.stop()
+def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, jobs: int) -> Tables:
+    """The collection's tables with the analysis of every complete hand, under ``bar``."""
+    with bar:
+        return collection.analysed(time_cap=time_cap, jobs=jobs, progress=bar.update)
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -161,36 +145,36 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
     out = stdout_console()
     err = console_for(sys.stderr)
-    where = None if arguments.no_progress else bar_console(out, err, text_on_stdout=False)
-    bar = progress_bar(where) if where is not None else None
-    task = bar.add_task("reading", total=None) if bar is not None else None
 
-    def progress(done: int, total: int) -> None:
-        if bar is not None and task is not None:
-            bar.update(task, completed=done, total=total)
+    def bar(description: str, counts: Literal["bytes", "items"]) -> Bar:
+        return Bar(
+            description,
+            counts=counts,
+            out=out,
+            err=err,
+            text_on_stdout=False,
+            enabled=not arguments.no_progress,
+        )
 
     from spades_replay.cli import stats_view
     from spades_replay.stats.collect import StatsCollection
 
+    reading = bar("reading", "bytes")
     collection = StatsCollection(
         arguments.paths,
         jobs=arguments.jobs,
-        progress=progress,
+        progress=reading.update,
         limits=limits_of(arguments),
         keep_hands=arguments.analysis,
     )
-    if bar is not None:
-        bar.start()
-    try:
+    with reading:
         _report_invalid(err, collection)
-    finally:
-        if bar is not None:
-            bar.stop()
     summary = collection.summary
     for problem in summary.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     if arguments.analysis:
-        tables = _analysed(collection, where, time_cap or None, arguments.jobs)
+        analysing = bar("analysing hands", "items")
+        tables = _analysed(collection, analysing, time_cap or None, arguments.jobs)
         assert tables.seat_analysis is not None
         _report_capped(err, tables.seat_analysis, time_cap)
     else:

@@ -8,7 +8,6 @@ from typing import Any
 
 import orjson
 from rich.console import Console
-from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 from rich.text import Text
 
 from spades_replay.cli.common import (
@@ -19,6 +18,7 @@ from spades_replay.cli.common import (
     console_for,
     stdout_console,
 )
+from spades_replay.cli.progress import Bar
 from spades_replay.cli.text import safe
 from spades_replay.errors import Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
@@ -147,63 +147,32 @@ def summary_line(summary: Summary) -> str:
     return text
 
 
-def progress_bar(console: Console) -> Progress:
-    """A transient byte-count progress bar on ``console``."""
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        DownloadColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        redirect_stdout=False,
-        redirect_stderr=False,
-    )
-
-
-def bar_console(out: Console, err: Console, *, text_on_stdout: bool) -> Console | None:
-    """Where a progress bar may go without mixing into machine output: stdout when it is a
-    terminal showing text, else stderr when that is a terminal, else nowhere."""
-    if out.is_terminal and text_on_stdout:
-        return out
-    if err.is_terminal and not out.is_terminal:
-        return err
-    return None
-
-
 def run(arguments: argparse.Namespace) -> int:
     """Validate and report."""
     out = stdout_console()
     err = console_for(sys.stderr)
     as_json = arguments.format == "json"
-    where = None if arguments.no_progress else bar_console(out, err, text_on_stdout=not as_json)
-    bar = progress_bar(where) if where is not None else None
-    task_id = bar.add_task("validating", total=None) if bar is not None else None
-    if bar is not None and where is out:
-        out = bar.console
-
-    def progress(done: int, total: int) -> None:
-        if bar is not None and task_id is not None:
-            bar.update(task_id, completed=done, total=total)
-
+    bar = Bar(
+        "validating",
+        counts="bytes",
+        out=out,
+        err=err,
+        text_on_stdout=not as_json,
+        enabled=not arguments.no_progress,
+    )
     validation = CorpusValidation(
         arguments.paths,
         jobs=arguments.jobs,
         keep_valid=arguments.verbose,
-        progress=progress,
+        progress=bar.update,
         limits=limits_of(arguments),
     )
-    if bar is not None:
-        bar.start()
-    try:
+    with bar:
         for report in validation:
             if as_json:
                 sys.stdout.buffer.write(orjson.dumps(report.to_dict()) + b"\n")
             elif not arguments.quiet:
-                _print_report(out, report)
-    finally:
-        if bar is not None:
-            bar.stop()
+                _print_report(bar.out, report)
     summary = validation.summary
     for problem in summary.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
