@@ -46,21 +46,27 @@ def _side_name(side_hands: pl.DataFrame, side: int) -> str:
     return f"{names} (side {side})"
 
 
-def running_scores(side_hands: pl.DataFrame, target: int, lose: int | None = None) -> go.Figure:
-    """Each side's running score by hand (from 0 before hand 1), with the target line (and
-    the mercy line when the rules have one). ``side_hands``: the rows of one game."""
+def _running(side_hands: pl.DataFrame, column: str, line: dict[str, str]) -> go.Figure:
+    """A figure with one line per side: ``column`` after every hand, from 0 before hand 1."""
     figure = go.Figure()
     for side in (0, 1):
         rows = _side(side_hands, side)
         figure.add_trace(
             go.Scatter(
                 x=[0, *rows.get_column("hand")],
-                y=[0, *rows.get_column("score")],
+                y=[0, *rows.get_column(column)],
                 mode="lines+markers",
                 name=_side_name(side_hands, side),
-                line={"color": SIDE_COLOURS[side]},
+                line={"color": SIDE_COLOURS[side], **line},
             )
         )
+    return figure
+
+
+def running_scores(side_hands: pl.DataFrame, target: int, lose: int | None = None) -> go.Figure:
+    """Each side's running score by hand (from 0 before hand 1), with the target line (and
+    the mercy line when the rules have one). ``side_hands``: the rows of one game."""
+    figure = _running(side_hands, "score", {})
     figure.add_hline(
         y=target,
         line={"dash": "dash", "color": "#333"},
@@ -82,18 +88,7 @@ def running_scores(side_hands: pl.DataFrame, target: int, lose: int | None = Non
 def bags_by_hand(side_hands: pl.DataFrame, bag_limit: int) -> go.Figure:
     """Each side's bag count after every hand (penalties taken off), the bag limit, and one
     marker for every bag penalty, at the hand it was paid, labelled with its points."""
-    figure = go.Figure()
-    for side in (0, 1):
-        rows = _side(side_hands, side)
-        figure.add_trace(
-            go.Scatter(
-                x=[0, *rows.get_column("hand")],
-                y=[0, *rows.get_column("bags")],
-                mode="lines+markers",
-                name=_side_name(side_hands, side),
-                line={"color": SIDE_COLOURS[side], "shape": "hv"},
-            )
-        )
+    figure = _running(side_hands, "bags", {"shape": "hv"})
     paid = side_hands.filter(pl.col("bag_penalties") > 0).sort("hand", "side")
     figure.add_trace(
         go.Scatter(

@@ -22,6 +22,7 @@ from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
+    add_game_arguments,
     console_for,
     select_record,
     stdout_console,
@@ -54,18 +55,10 @@ def register(commands: Any) -> None:
         ),
         epilog="Exit codes: 0 analysed, 1 the record is invalid, 2 usage or I/O error.",
     )
-    parser.add_argument("file", metavar="FILE", help="a record (.json) or a corpus (.jsonl)")
-    parser.add_argument(
-        "--game",
-        metavar="N",
-        help="in a corpus: the N-th record (1-based, default 1) or the record with game_id N",
-    )
-    parser.add_argument("--hand", type=int, metavar="N", help="analyse only hand N (1-based)")
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="text for people (default) or JSON (one document: the game and its hands)",
+    add_game_arguments(
+        parser,
+        hand_help="analyse only hand N (1-based)",
+        json_help="JSON (one document: the game and its hands)",
     )
     parser.add_argument(
         "-j",

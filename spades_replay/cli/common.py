@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -37,6 +38,24 @@ def console_for(stream: TextIO) -> Console:
 def stdout_console() -> Console:
     """The console for a command's output."""
     return console_for(sys.stdout)
+
+
+def add_game_arguments(parser: argparse.ArgumentParser, *, hand_help: str, json_help: str) -> None:
+    """The arguments of the commands that work on one game: the file, ``--game`` in a
+    corpus, ``--hand`` and ``--format``."""
+    parser.add_argument("file", metavar="FILE", help="a record (.json) or a corpus (.jsonl)")
+    parser.add_argument(
+        "--game",
+        metavar="N",
+        help="in a corpus: the N-th record (1-based, default 1) or the record with game_id N",
+    )
+    parser.add_argument("--hand", type=int, metavar="N", help=hand_help)
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help=f"text for people (default) or {json_help}",
+    )
 
 
 def select_record(path: str, game: str | None) -> tuple[bytes, int | None]:

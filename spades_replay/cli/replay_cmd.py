@@ -16,6 +16,7 @@ from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
+    add_game_arguments,
     select_record,
     stdout_console,
 )
@@ -40,18 +41,10 @@ def register(commands: Any) -> None:
         ),
         epilog="Exit codes: 0 shown, 1 the record is invalid, 2 usage or I/O error.",
     )
-    parser.add_argument("file", metavar="FILE", help="a record (.json) or a corpus (.jsonl)")
-    parser.add_argument(
-        "--game",
-        metavar="N",
-        help="in a corpus: the N-th record (1-based, default 1) or the record with game_id N",
-    )
-    parser.add_argument("--hand", type=int, metavar="N", help="show only hand N (1-based)")
-    parser.add_argument(
-        "--format",
-        choices=("text", "json"),
-        default="text",
-        help="text for people (default) or the replay as JSON (identical bytes every run)",
+    add_game_arguments(
+        parser,
+        hand_help="show only hand N (1-based)",
+        json_help="the replay as JSON (identical bytes every run)",
     )
     parser.set_defaults(run=run)
 
