@@ -24,17 +24,14 @@ from spades_replay.cli.common import (
     UsageError,
     add_game_arguments,
     console_for,
-    select_record,
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.cli.replay_cmd import load_game, pick_hands
 from spades_replay.cli.text import card_label, card_text, safe
-from spades_replay.cli.validate_cmd import print_problem
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
-from spades_replay.errors import FormatError
-from spades_replay.record.io import loads
-from spades_replay.replay import Replay, check
+from spades_replay.replay import Replay
 
 DEFAULT_TIME_CAP = 60.0
 """Seconds per hand unless ``--time-cap`` says otherwise; two-player hands never need it."""
@@ -249,29 +246,11 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--jobs must be 0 (one per core) or more")
     if not arguments.time_cap >= 0:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
-    data, line = select_record(arguments.file, arguments.game)
     out = stdout_console()
-    where = safe(arguments.file, 500) + (f":{line}" if line is not None else "")
-    try:
-        record = loads(data)
-    except FormatError as error:
-        out.print(Text(f"{where}: invalid", style="bold red"))
-        for problem in error.problems:
-            print_problem(out, problem)
+    replayed = load_game(arguments.file, arguments.game, out)
+    if replayed is None:
         return EXIT_INVALID
-    replayed, problems = check(record)
-    if problems or replayed is None:
-        out.print(Text(f"{where}: invalid", style="bold red"))
-        for problem in problems:
-            print_problem(out, problem)
-        return EXIT_INVALID
-    hands = replayed.hands
-    if arguments.hand is not None:
-        if not 1 <= arguments.hand <= len(hands):
-            raise UsageError(
-                f"the game has {len(hands)} hand(s); there is no hand {arguments.hand}"
-            )
-        hands = (hands[arguments.hand - 1],)
+    hands = pick_hands(replayed, arguments.hand)
     as_json = arguments.format == "json"
     slow = replayed.variant is Variant.FOUR_PLAYER and len(hands) > 1
     bar = Bar(

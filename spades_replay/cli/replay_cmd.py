@@ -24,9 +24,8 @@ from spades_replay.cli.text import card_text, cards_text, safe
 from spades_replay.cli.validate_cmd import print_problem
 from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
 from spades_replay.engine.seats import Variant
-from spades_replay.errors import FormatError
-from spades_replay.record.io import loads
-from spades_replay.replay import HandReplay, Replay, check
+from spades_replay.replay import HandReplay, Replay
+from spades_replay.validate import check_bytes
 
 
 def register(commands: Any) -> None:
@@ -234,33 +233,40 @@ def _result(replay: Replay) -> Text:
 def show(console: Console, replay: Replay, hand_number: int | None) -> None:
     """Print a replay, or only one of its hands."""
     console.print(_header(replay))
-    hands = replay.hands
-    if hand_number is not None:
-        if not 1 <= hand_number <= len(hands):
-            raise UsageError(f"the game has {len(hands)} hand(s); there is no hand {hand_number}")
-        hands = (hands[hand_number - 1],)
-    for hand in hands:
+    for hand in pick_hands(replay, hand_number):
         console.print(render_hand(replay, hand))
     console.print(_result(replay))
 
 
+def pick_hands(replay: Replay, number: int | None) -> tuple[HandReplay, ...]:
+    """Every hand of a replay, or only hand ``number`` (1-based; a usage error if none)."""
+    hands = replay.hands
+    if number is None:
+        return hands
+    if not 1 <= number <= len(hands):
+        raise UsageError(f"the game has {len(hands)} hand(s); there is no hand {number}")
+    return (hands[number - 1],)
+
+
+def load_game(path: str, game: str | None, console: Console) -> Replay | None:
+    """The replay of one record of ``path`` (``game`` picks it in a corpus), or ``None``
+    after printing its problems as ``validate`` would."""
+    data, line = select_record(path, game)
+    report, replayed = check_bytes(data, path, line)
+    if replayed is not None:
+        return replayed
+    where = safe(path, 500) + (f":{line}" if line is not None else "")
+    console.print(Text(f"{where}: invalid", style="bold red"))
+    for problem in report.problems:
+        print_problem(console, problem)
+    return None
+
+
 def run(arguments: argparse.Namespace) -> int:
     """Replay one record and show it."""
-    data, line = select_record(arguments.file, arguments.game)
     console = stdout_console()
-    where = safe(arguments.file, 500) + (f":{line}" if line is not None else "")
-    try:
-        record = loads(data)
-    except FormatError as error:
-        console.print(Text(f"{where}: invalid", style="bold red"))
-        for problem in error.problems:
-            print_problem(console, problem)
-        return EXIT_INVALID
-    replayed, problems = check(record)
-    if problems or replayed is None:
-        console.print(Text(f"{where}: invalid", style="bold red"))
-        for problem in problems:
-            print_problem(console, problem)
+    replayed = load_game(arguments.file, arguments.game, console)
+    if replayed is None:
         return EXIT_INVALID
     if arguments.format == "json":
         sys.stdout.buffer.write(replayed.to_json(indent=True) + b"\n")
