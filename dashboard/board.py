@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from spades_replay.analysis import HandAnalysis, PlayAnalysis
-from spades_replay.cli.text import card_label
 from spades_replay.engine.cards import Card
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.engine.seats import Seat, Variant
@@ -36,6 +35,7 @@ from spades_replay.engine.state import (
 )
 from spades_replay.engine.tricks import trick_winner
 from spades_replay.replay import HandReplay, Replay, Step
+from spades_replay.text import card_label
 
 from .markup import cards_md, md, plain
 

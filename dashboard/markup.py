@@ -21,8 +21,8 @@ import html
 import re
 from collections.abc import Iterable
 
-from spades_replay.cli.text import card_label, safe
 from spades_replay.engine.cards import DIAMONDS, HEARTS, SPADES, Card, cards_of, parse_card
+from spades_replay.text import card_label, safe
 
 __all__ = ["card_md", "cards_md", "hand_md", "md", "parse_card", "plain", "plot_text"]
 

@@ -6,7 +6,6 @@ record: :func:`rules_model`, :func:`bid_value`, :func:`card_names`, used by writ
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 
 from spades_replay.engine.cards import CARD_BY_NAME, CARD_NAMES, Card
@@ -17,7 +16,8 @@ from spades_replay.engine.seats import Variant
 from spades_replay.engine.setup import Exchange
 from spades_replay.record import models
 
-RULE_FIELDS = tuple(field.name for field in dataclasses.fields(Rules))
+RULE_FIELDS = tuple(models.Rules.model_fields)
+"""The options a record's ``rules`` object holds (the engine's :class:`Rules` may know more)."""
 BLIND_NIL_TEXT = "blind_nil"
 _BIDS: dict[int | str, Bid] = {**{bid: bid for bid in range(14)}, BLIND_NIL_TEXT: BLIND_NIL}
 """The engine's bid for every bid a record may hold (the format has checked it is one)."""
@@ -35,7 +35,7 @@ def rules_of(model: models.Rules) -> Rules:
 
 def rules_model(rules: Rules) -> models.Rules:
     """The record's ``rules`` object, fully resolved, for engine rules."""
-    return models.Rules(**rules.as_dict())
+    return models.Rules(**{name: getattr(rules, name) for name in RULE_FIELDS})
 
 
 def bid_of(value: int | str) -> Bid:

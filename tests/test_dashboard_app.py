@@ -23,13 +23,13 @@ from streamlit.testing.v1 import AppTest
 
 import spades_replay
 from spades_replay.analysis import Solver, analyze_hand, position_before
-from spades_replay.cli.text import card_label
 from spades_replay.engine.state import PlayCard
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.double_dummy import hands_of, with_analysis
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import tables_of
+from spades_replay.text import card_label
 from spades_replay.validate import CorpusValidation
 
 from .conftest import FIXTURES, ROOT

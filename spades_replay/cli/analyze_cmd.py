@@ -19,22 +19,22 @@ from rich.text import Text
 
 from spades_replay.analysis.play import HandAnalysis, PlayAnalysis, analyze_hands
 from spades_replay.cli.common import (
+    DEFAULT_TIME_CAP,
     EXIT_INVALID,
     EXIT_OK,
     UsageError,
     add_game_arguments,
     console_for,
+    load_game,
+    pick_hands,
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.cli.replay_cmd import load_game, pick_hands
-from spades_replay.cli.text import card_label, card_text, safe
+from spades_replay.cli.text import card_text
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.replay import Replay
-
-DEFAULT_TIME_CAP = 60.0
-"""Seconds per hand unless ``--time-cap`` says otherwise; two-player hands never need it."""
+from spades_replay.text import card_label, safe
 
 
 def register(commands: Any) -> None:

@@ -1,4 +1,5 @@
-"""What the commands share: exit codes, consoles, usage errors, record selection."""
+"""What the commands share: exit codes, consoles, usage errors, the input limit options, how a
+problem is printed, and picking, checking and reporting one game of a file."""
 
 from __future__ import annotations
 
@@ -8,9 +9,14 @@ from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
+from rich.text import Text
 
 from spades_replay.corpus import Task, is_corpus, read_task
-from spades_replay.errors import InputError
+from spades_replay.errors import InputError, Problem
+from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.replay import HandReplay, Replay
+from spades_replay.text import safe
+from spades_replay.validate import check_bytes
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -104,3 +110,70 @@ def _has_id(data: bytes, game_id: str) -> bool:
     except orjson.JSONDecodeError:
         return False
     return isinstance(value, dict) and value.get("game_id") == game_id
+
+
+DEFAULT_TIME_CAP = 60.0
+"""Seconds per hand unless ``--time-cap`` says otherwise; two-player hands never need it."""
+
+LIMIT_OPTIONS = (
+    ("--max-record-bytes", DEFAULT_LIMITS.record_bytes, "largest record or .jsonl line read"),
+    ("--max-depth", DEFAULT_LIMITS.depth, "deepest nesting inside meta and x- extensions"),
+    ("--max-string", DEFAULT_LIMITS.string_chars, "longest meta value or extension string"),
+)
+
+
+def add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """The options that set the input size limits (docs/reliability.md)."""
+    for flag, default, meaning in LIMIT_OPTIONS:
+        parser.add_argument(
+            flag, type=int, default=default, metavar="N", help=f"{meaning} (default {default})"
+        )
+
+
+def limits_of(arguments: argparse.Namespace) -> Limits:
+    """The limits the options ask for."""
+    for name in ("max_record_bytes", "max_depth", "max_string"):
+        if getattr(arguments, name) < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
+    limits = Limits(arguments.max_record_bytes, arguments.max_depth, arguments.max_string)
+    return DEFAULT_LIMITS if limits == DEFAULT_LIMITS else limits
+
+
+def print_problem(console: Console, problem: Problem, indent: str = "  ") -> None:
+    """One problem, readably: place and message, then rule, legal choices and pointer."""
+    head = Text(indent)
+    if problem.place:
+        head.append(safe(problem.place, 300), style="bold")
+        head.append(": ")
+    head.append(safe(problem.message, 2000))
+    console.print(head)
+    if problem.rule:
+        console.print(Text(f"{indent}  rule: {problem.rule}", style="dim"))
+    if problem.legal:
+        console.print(Text(f"{indent}  legal: {' '.join(problem.legal)}", style="dim"))
+    pointer = safe(problem.pointer, 300) or "/"
+    console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
+
+
+def pick_hands(replay: Replay, number: int | None) -> tuple[HandReplay, ...]:
+    """Every hand of a replay, or only hand ``number`` (1-based; a usage error if none)."""
+    hands = replay.hands
+    if number is None:
+        return hands
+    if not 1 <= number <= len(hands):
+        raise UsageError(f"the game has {len(hands)} hand(s); there is no hand {number}")
+    return (hands[number - 1],)
+
+
+def load_game(path: str, game: str | None, console: Console) -> Replay | None:
+    """The replay of one record of ``path`` (``game`` picks it in a corpus), or ``None``
+    after printing its problems as ``validate`` would."""
+    data, line = select_record(path, game)
+    report, replayed = check_bytes(data, path, line)
+    if replayed is not None:
+        return replayed
+    where = safe(path, 500) + (f":{line}" if line is not None else "")
+    console.print(Text(f"{where}: invalid", style="bold red"))
+    for problem in report.problems:
+        print_problem(console, problem)
+    return None

@@ -15,17 +15,16 @@ from rich.text import Text
 from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
-    UsageError,
     add_game_arguments,
-    select_record,
+    load_game,
+    pick_hands,
     stdout_console,
 )
-from spades_replay.cli.text import card_text, cards_text, safe
-from spades_replay.cli.validate_cmd import print_problem
+from spades_replay.cli.text import card_text, cards_text
 from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.replay import HandReplay, Replay
-from spades_replay.validate import check_bytes
+from spades_replay.text import safe
 
 
 def register(commands: Any) -> None:
@@ -236,30 +235,6 @@ def show(console: Console, replay: Replay, hand_number: int | None) -> None:
     for hand in pick_hands(replay, hand_number):
         console.print(render_hand(replay, hand))
     console.print(_result(replay))
-
-
-def pick_hands(replay: Replay, number: int | None) -> tuple[HandReplay, ...]:
-    """Every hand of a replay, or only hand ``number`` (1-based; a usage error if none)."""
-    hands = replay.hands
-    if number is None:
-        return hands
-    if not 1 <= number <= len(hands):
-        raise UsageError(f"the game has {len(hands)} hand(s); there is no hand {number}")
-    return (hands[number - 1],)
-
-
-def load_game(path: str, game: str | None, console: Console) -> Replay | None:
-    """The replay of one record of ``path`` (``game`` picks it in a corpus), or ``None``
-    after printing its problems as ``validate`` would."""
-    data, line = select_record(path, game)
-    report, replayed = check_bytes(data, path, line)
-    if replayed is not None:
-        return replayed
-    where = safe(path, 500) + (f":{line}" if line is not None else "")
-    console.print(Text(f"{where}: invalid", style="bold red"))
-    for problem in report.problems:
-        print_problem(console, problem)
-    return None
 
 
 def run(arguments: argparse.Namespace) -> int:

@@ -11,12 +11,12 @@ from rich.text import Text
 
 from spades_replay.cli.common import EXIT_OK, UsageError, console_for, stdout_console
 from spades_replay.cli.progress import Bar
-from spades_replay.cli.text import safe
-from spades_replay.convert import rules_of
+from spades_replay.convert import RULE_FIELDS, rules_of
 from spades_replay.engine.rules import PRESETS
 from spades_replay.engine.seats import Variant
 from spades_replay.record.models import Rules as RulesModel
 from spades_replay.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, write_corpus
+from spades_replay.text import safe
 
 
 def register(commands: Any) -> None:
@@ -87,7 +87,8 @@ def _value(text: str) -> int | bool | None:
 
 def parse_rules(preset: str, settings: list[str]) -> dict[str, int | bool | None]:
     """The rules options from a preset and ``KEY=VALUE`` settings, checked by the format."""
-    options: dict[str, int | bool | None] = PRESETS[preset].as_dict()
+    rules = PRESETS[preset]
+    options: dict[str, int | bool | None] = {name: getattr(rules, name) for name in RULE_FIELDS}
     for setting in settings:
         key, sep, value = setting.partition("=")
         if not sep:

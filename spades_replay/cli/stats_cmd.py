@@ -16,22 +16,20 @@ from rich.console import Console
 from rich.text import Text
 
 from spades_replay.atomic import write_bytes_atomic
-from spades_replay.cli.analyze_cmd import DEFAULT_TIME_CAP
 from spades_replay.cli.common import (
+    DEFAULT_TIME_CAP,
     EXIT_INVALID,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_limit_options,
     console_for,
+    limits_of,
+    print_problem,
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.cli.text import safe
-from spades_replay.cli.validate_cmd import (
-    add_limit_options,
-    limits_of,
-    print_problem,
-)
+from spades_replay.text import safe
 
 if TYPE_CHECKING:
     import polars as pl

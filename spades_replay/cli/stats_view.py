@@ -8,9 +8,9 @@ from typing import Any
 import polars as pl
 from rich.table import Table
 
-from spades_replay.cli.text import safe
 from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
 from spades_replay.stats.tables import Tables
+from spades_replay.text import safe
 
 GROUPINGS = {"player": player_metrics, "game": game_metrics, "variant": variant_metrics}
 

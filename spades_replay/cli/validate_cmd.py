@@ -14,14 +14,14 @@ from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
     EXIT_USAGE,
-    UsageError,
+    add_limit_options,
     console_for,
+    limits_of,
+    print_problem,
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.cli.text import safe
-from spades_replay.errors import Problem
-from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.text import safe
 from spades_replay.validate import CorpusValidation, RecordReport, Summary
 
 
@@ -64,51 +64,11 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-LIMIT_OPTIONS = (
-    ("--max-record-bytes", DEFAULT_LIMITS.record_bytes, "largest record or .jsonl line read"),
-    ("--max-depth", DEFAULT_LIMITS.depth, "deepest nesting inside meta and x- extensions"),
-    ("--max-string", DEFAULT_LIMITS.string_chars, "longest meta value or extension string"),
-)
-
-
-def add_limit_options(parser: argparse.ArgumentParser) -> None:
-    """The options that set the input size limits (docs/reliability.md)."""
-    for flag, default, meaning in LIMIT_OPTIONS:
-        parser.add_argument(
-            flag, type=int, default=default, metavar="N", help=f"{meaning} (default {default})"
-        )
-
-
-def limits_of(arguments: argparse.Namespace) -> Limits:
-    """The limits the options ask for."""
-    for name in ("max_record_bytes", "max_depth", "max_string"):
-        if getattr(arguments, name) < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
-    limits = Limits(arguments.max_record_bytes, arguments.max_depth, arguments.max_string)
-    return DEFAULT_LIMITS if limits == DEFAULT_LIMITS else limits
-
-
 def _where(report: RecordReport) -> str:
     where = safe(report.source or "<input>", 500)
     if report.line is not None:
         where += f":{report.line}"
     return where
-
-
-def print_problem(console: Console, problem: Problem, indent: str = "  ") -> None:
-    """One problem, readably: place and message, then rule, legal choices and pointer."""
-    head = Text(indent)
-    if problem.place:
-        head.append(safe(problem.place, 300), style="bold")
-        head.append(": ")
-    head.append(safe(problem.message, 2000))
-    console.print(head)
-    if problem.rule:
-        console.print(Text(f"{indent}  rule: {problem.rule}", style="dim"))
-    if problem.legal:
-        console.print(Text(f"{indent}  legal: {' '.join(problem.legal)}", style="dim"))
-    pointer = safe(problem.pointer, 300) or "/"
-    console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
 
 
 def _print_report(console: Console, report: RecordReport) -> None:

@@ -13,6 +13,25 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
+LEFT_OF_DEALER = "left_of_dealer"
+TWO_OF_CLUBS = "two_of_clubs"
+FIRST_LEADS = (LEFT_OF_DEALER, TWO_OF_CLUBS)
+"""The values of ``first_lead``: who leads the first trick of a four-player hand."""
+
+SCORING_OPTIONS = (
+    "target_score",
+    "lose_score",
+    "bag_limit",
+    "bag_penalty",
+    "nil_bonus",
+    "blind_nil_bonus",
+    "failed_nil_tricks_count_as_bags",
+    "failed_nil_tricks_help_partner",
+    "double_contract_from",
+)
+"""The options that only score the actions, never judge them: what a what-if rescoring may
+change (docs/rules.md). Every other option shapes what was legal."""
+
 
 @dataclass(frozen=True, slots=True)
 class Rules:
@@ -30,6 +49,13 @@ class Rules:
     failed_nil_tricks_count_as_bags: bool = True
     failed_nil_tricks_help_partner: bool = False
     lose_score: int | None = None
+    nil_allowed: bool = True
+    blind_nil_allowed: bool = True
+    blind_nil_min_deficit: int | None = None
+    min_team_bid: int = 0
+    first_lead: str = LEFT_OF_DEALER
+    spades_must_be_broken: bool = True
+    double_contract_from: int | None = None
 
     def __repr__(self) -> str:
         changed = [

@@ -109,7 +109,9 @@ def score_side(
     if contract > 0:
         toward = side_tricks if pooled else side_tricks - nil_tricks
         made: bool | None = toward >= contract
-        contract_points = 10 * contract if made else -10 * contract
+        double = rules.double_contract_from
+        per_trick = 20 if made and double is not None and contract >= double else 10
+        contract_points = per_trick * contract if made else -10 * contract
         overtricks = toward - contract if made else 0
         nil_bags = nil_tricks if nil_bags_allowed and not pooled else 0
     else:

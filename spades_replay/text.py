@@ -1,0 +1,43 @@
+"""Text for people, shared by the terminal and the dashboard (no display library here).
+
+Player names, ``meta`` values and anything else from a record are untrusted: :func:`safe`
+makes control characters (including ANSI escapes and bidirectional overrides) visible as
+escapes, so a record cannot move the cursor, recolour the terminal or reorder a line.
+
+>>> safe("Megan")
+'Megan'
+>>> safe("evil\\x1b[2Jname")
+'evil\\\\x1b[2Jname'
+>>> card_label(parse_card("TH"))
+'10♥'
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from spades_replay.engine.cards import RANKS, SUIT_SYMBOLS, Card, parse_card
+
+__all__ = ["card_label", "parse_card", "safe"]
+
+_RANK_LABELS = tuple("10" if rank == "T" else rank for rank in RANKS)
+
+
+def safe(text: str, limit: int = 200) -> str:
+    """``text`` with every control or format character escaped, cut to ``limit`` characters."""
+    out = []
+    for char in text[:limit]:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp"):
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    if len(text) > limit:
+        out.append("…")
+    return "".join(out)
+
+
+def card_label(card: Card) -> str:
+    """A card as people write it: ``10♥``, ``A♠``."""
+    return _RANK_LABELS[card % 13] + SUIT_SYMBOLS[card // 13]
