@@ -1,0 +1,183 @@
+"""``spades-replay export openspiel PATH... -o OUT``: our four-player hands as OpenSpiel games."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.text import Text
+
+from spades_replay.atomic import atomic_writer
+from spades_replay.cli.common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    console_for,
+    print_problem,
+    stdout_console,
+)
+from spades_replay.cli.progress import Bar
+from spades_replay.corpus import expand, plan, read_task
+from spades_replay.errors import InputError
+from spades_replay.interop.openspiel import (
+    OpenSpielHand,
+    UnsupportedError,
+    check_rules,
+    to_history,
+)
+from spades_replay.limits import DEFAULT_LIMITS
+from spades_replay.replay import Replay
+from spades_replay.text import safe
+from spades_replay.validate import check_bytes, oversize_report
+
+ID_CHARS = 200
+
+
+def register(commands: Any) -> None:
+    """Add the command to the parser."""
+    parser = commands.add_parser(
+        "export",
+        help="write our four-player hands as games of another tool (OpenSpiel)",
+        description=(
+            "Write every four-player hand of the records under the paths as an OpenSpiel "
+            "spades game, one per line: its history (a JSON array of actions), or with "
+            '--format jsonl an object {"id": ..., "players": [...], "history": [...]} that '
+            "import reads back. The player left of the dealer becomes OpenSpiel's seat 0. A "
+            "game or hand OpenSpiel cannot play (two-player, Blind Nil, failed-Nil tricks not "
+            "helping the partner, other rules it lacks) is refused, naming the rule; invalid "
+            "records are reported as validate reports them."
+        ),
+        epilog="Exit codes: 0 all exported, 1 a record invalid or refused, 2 usage or I/O error.",
+    )
+    parser.add_argument("target", choices=("openspiel",), help="the tool to write for")
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="the file to write")
+    parser.add_argument(
+        "--format",
+        choices=("history", "jsonl"),
+        default="history",
+        help="history: a JSON array of actions per line (default); jsonl: an object per line "
+        "with the hand's id and players",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.set_defaults(run=run)
+
+
+def _line(hand: OpenSpielHand, label: str, as_object: bool) -> bytes:
+    if not as_object:
+        return orjson.dumps(list(hand.history))
+    suffix = f" hand {hand.hand}"
+    return orjson.dumps(
+        {
+            "id": label[: ID_CHARS - len(suffix)] + suffix,
+            "players": list(hand.players),
+            "history": list(hand.history),
+        }
+    )
+
+
+class _Export:
+    """The lines written so far, and what was refused or invalid."""
+
+    def __init__(self, err: Console, as_object: bool) -> None:
+        self.err = err
+        self.as_object = as_object
+        self.lines: list[bytes] = []
+        self.games = 0
+        self.invalid = 0
+        self.refused = 0
+
+    def refuse(self, where: str, error: UnsupportedError) -> None:
+        self.refused += 1
+        self.err.print(Text(f"{where}: refused: {safe(str(error), 2000)}"))
+
+    def add(self, replayed: Replay, where: str, label: str) -> None:
+        try:
+            check_rules(replayed.variant, replayed.rules)
+        except UnsupportedError as error:
+            self.refuse(where, error)
+            return
+        self.games += 1
+        for number in range(1, len(replayed.hands) + 1):
+            try:
+                hand = to_history(replayed, number)
+            except UnsupportedError as error:
+                self.refuse(where, error)
+                continue
+            self.lines.append(_line(hand, label, self.as_object))
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Export every hand OpenSpiel can play and write them."""
+    out = stdout_console()
+    err = console_for(sys.stderr)
+    export = _Export(err, arguments.format == "jsonl")
+    io_errors = 0
+    files: list[Path] = []
+    for path in arguments.paths:
+        try:
+            files.extend(expand([path]))
+        except InputError as error:
+            err.print(Text(f"spades-replay: {safe(error.problem.message, 1000)}"))
+            io_errors += 1
+    tasks = plan(files)
+    bar = Bar(
+        "exporting",
+        counts="bytes",
+        out=out,
+        err=err,
+        text_on_stdout=False,
+        enabled=not arguments.no_progress,
+        total=sum(task.size for task in tasks),
+    )
+    done = 0
+    with bar:
+        for task in tasks:
+            try:
+                for source in read_task(task):
+                    if source.blank:
+                        continue
+                    where = safe(source.path, 500) + (
+                        f":{source.line}" if source.line is not None else ""
+                    )
+                    if source.oversize:
+                        report, replayed = oversize_report(source, DEFAULT_LIMITS), None
+                    else:
+                        report, replayed = check_bytes(source.data, source.path, source.line)
+                    if replayed is None:
+                        export.invalid += 1
+                        err.print(Text(f"{where}: invalid"))
+                        for problem in report.problems:
+                            print_problem(err, problem)
+                        continue
+                    raw_where = source.path + (f":{source.line}" if source.line else "")
+                    label = replayed.game_id or raw_where
+                    export.add(replayed, where, label)
+            except InputError as error:
+                err.print(Text(f"spades-replay: {safe(error.problem.message, 1000)}"))
+                io_errors += 1
+            done += task.size
+            bar.update(done)
+    try:
+        with atomic_writer(arguments.output) as stream:
+            for line in export.lines:
+                stream.write(line + b"\n")
+    except OSError as error:
+        raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
+    text = (
+        f"exported {len(export.lines)} hand(s) of {export.games} game(s) to OpenSpiel in "
+        f"{safe(arguments.output, 500)}"
+    )
+    if export.refused:
+        text += f"; {export.refused} refused"
+    if export.invalid:
+        text += f"; {export.invalid} invalid record(s)"
+    out.print(Text(text))
+    if io_errors:
+        return EXIT_USAGE
+    return EXIT_INVALID if export.refused or export.invalid else EXIT_OK

@@ -1,0 +1,180 @@
+"""``spades-replay import openspiel FILE... -o OUT.jsonl``: other tools' games as records."""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import sys
+import zlib
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from spades_replay.atomic import atomic_writer
+from spades_replay.cli.common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    console_for,
+    stdout_console,
+)
+from spades_replay.cli.progress import Bar
+from spades_replay.interop.openspiel import (
+    DEFAULT_SETTINGS,
+    GameInput,
+    HistoryError,
+    Settings,
+    from_history,
+    read_games,
+)
+from spades_replay.record.io import dumps
+from spades_replay.text import safe
+
+CORPUS_NAMES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
+GAME_ID_CHARS = 200
+
+
+def register(commands: Any) -> None:
+    """Add the command to the parser."""
+    parser = commands.add_parser(
+        "import",
+        help="turn games from another tool (OpenSpiel) into records",
+        description=(
+            "Read OpenSpiel spades games and write one four-player record per game, with "
+            "OpenSpiel's rules and every claim filled in, to a .jsonl corpus (.gz to "
+            "compress). A FILE holds one game per line as a JSON array of actions or a JSON "
+            'object {"history": [...], "players": [...], "id": "..."}, or the text of '
+            "state.serialize() (one action per line), games separated by blank lines. A "
+            "history that is not a legal OpenSpiel game is reported, naming the game and the "
+            "action, and the other games are still imported."
+        ),
+        epilog="Exit codes: 0 all imported, 1 some game refused, 2 usage or I/O error.",
+    )
+    parser.add_argument("source", choices=("openspiel",), help="where the games come from")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="a file of histories (.gz too)")
+    parser.add_argument(
+        "-o", "--output", required=True, metavar="OUT", help="the corpus to write: FILE.jsonl[.gz]"
+    )
+    parser.add_argument(
+        "--win-threshold",
+        type=int,
+        default=DEFAULT_SETTINGS.win_threshold,
+        metavar="N",
+        help=f"OpenSpiel's win_threshold (default {DEFAULT_SETTINGS.win_threshold})",
+    )
+    parser.add_argument(
+        "--mercy-threshold",
+        type=int,
+        default=DEFAULT_SETTINGS.mercy_threshold,
+        metavar="N",
+        help="OpenSpiel's mercy_threshold, 0 for none "
+        f"(default {DEFAULT_SETTINGS.mercy_threshold})",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.set_defaults(run=run)
+
+
+def _read(path: str) -> str:
+    """The text of a file of histories (gzip-compressed when it ends in .gz)."""
+    target = Path(path)
+    if not target.is_file():
+        raise UsageError(f"no such file: {path}")
+    try:
+        data = (
+            gzip.decompress(target.read_bytes())
+            if path.lower().endswith(".gz")
+            else target.read_bytes()
+        )
+    except (OSError, EOFError, zlib.error) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise UsageError(f"cannot read {path}: {reason}") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"{path} is not UTF-8 text (byte {error.start})") from None
+
+
+def _default_id(path: str, game: GameInput) -> str:
+    name = Path(path).name
+    suffix = f":{game.line}"
+    return name[: GAME_ID_CHARS - len(suffix)] + suffix
+
+
+def _report(err: Console, path: str, game: GameInput, message: str) -> None:
+    where = f"{safe(path, 500)}:{game.line}"
+    if game.game_id is not None:
+        where += f" (id {safe(game.game_id)})"
+    err.print(Text(f"{where}: {safe(message, 2000)}"))
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Import every game and write the corpus."""
+    output = str(arguments.output)
+    if not output.lower().endswith(CORPUS_NAMES):
+        raise UsageError("the output is a corpus: name it FILE.jsonl (or FILE.jsonl.gz)")
+    settings = Settings(
+        arguments.win_threshold, arguments.mercy_threshold, DEFAULT_SETTINGS.win_or_loss_bonus
+    )
+    if settings.win_threshold < 1:
+        raise UsageError("--win-threshold must be at least 1")
+    if settings.mercy_threshold != 0 and settings.mercy_threshold >= settings.win_threshold:
+        raise UsageError("--mercy-threshold must be below --win-threshold (or 0 for none)")
+    out = stdout_console()
+    err = console_for(sys.stderr)
+    io_errors = 0
+    games: list[tuple[str, GameInput]] = []
+    for path in arguments.files:
+        try:
+            games.extend((path, game) for game in read_games(_read(path)))
+        except UsageError as error:
+            err.print(Text(f"spades-replay: {safe(str(error), 1000)}"))
+            io_errors += 1
+    bar = Bar(
+        "importing",
+        counts="items",
+        out=out,
+        err=err,
+        text_on_stdout=False,
+        enabled=not arguments.no_progress,
+        total=len(games),
+    )
+    imported = refused = 0
+    try:
+        with bar, atomic_writer(output) as raw:
+            stream = (
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if output.endswith(".gz") else raw
+            )
+            for done, (path, game) in enumerate(games, start=1):
+                bar.update(done)
+                if game.error is not None:
+                    _report(err, path, game, game.error)
+                    refused += 1
+                    continue
+                try:
+                    record = from_history(
+                        game.history,
+                        players=game.players,
+                        game_id=game.game_id or _default_id(path, game),
+                        settings=settings,
+                        meta={"source": "OpenSpiel spades"},
+                    )
+                except HistoryError as error:
+                    _report(err, path, game, str(error))
+                    refused += 1
+                    continue
+                stream.write(dumps(record) + b"\n")
+                imported += 1
+            if stream is not raw:
+                stream.close()
+    except OSError as error:
+        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+    text = f"imported {imported} game(s) from OpenSpiel to {safe(output, 500)}"
+    if refused:
+        text += f"; {refused} refused"
+    out.print(Text(text))
+    if io_errors:
+        return EXIT_USAGE
+    return EXIT_INVALID if refused else EXIT_OK
