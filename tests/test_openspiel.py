@@ -605,6 +605,18 @@ def test_io_and_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert code == 2
     assert "--mercy-threshold must be below" in stderr
+    code, _, stderr = run(
+        capsys,
+        "import",
+        "openspiel",
+        str(tmp_path / "x.txt"),
+        "-o",
+        str(tmp_path / "o.jsonl"),
+        "--win-threshold",
+        "1000000",
+    )
+    assert code == 2
+    assert "--win-threshold: Input should be less than or equal to 100000" in stderr
     (tmp_path / "latin.txt").write_bytes(b"\xe9\n")
     code, _, stderr = run(
         capsys, "import", "openspiel", str(tmp_path / "latin.txt"), "-o", str(tmp_path / "o.jsonl")

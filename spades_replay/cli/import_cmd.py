@@ -9,6 +9,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
 
@@ -22,6 +23,7 @@ from spades_replay.cli.common import (
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.convert import rules_model
 from spades_replay.interop.openspiel import (
     DEFAULT_SETTINGS,
     GameInput,
@@ -122,6 +124,14 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--win-threshold must be at least 1")
     if settings.mercy_threshold != 0 and settings.mercy_threshold >= settings.win_threshold:
         raise UsageError("--mercy-threshold must be below --win-threshold (or 0 for none)")
+    try:
+        rules_model(settings.rules())
+    except ValidationError as error:
+        first = error.errors(include_url=False)[0]
+        option = {"target_score": "--win-threshold", "lose_score": "--mercy-threshold"}.get(
+            str(first["loc"][0]), str(first["loc"][0])
+        )
+        raise UsageError(f"{option}: {first['msg']}") from None
     out = stdout_console()
     err = console_for(sys.stderr)
     io_errors = 0
