@@ -15,6 +15,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from spades_replay import replay
 from spades_replay.cli import main
@@ -653,3 +655,32 @@ def test_the_examples_in_the_docs_are_true(
     assert stdout == expected
     if shown is not None:
         assert (tmp_path / output).read_text() == shown.group(1)
+
+
+# -- any mutation: a record or a clear error -------------------------------------------------
+
+GOOD = _exported(7).history
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, len(GOOD) - 1), st.integers(-3, 70)), min_size=1, max_size=4),
+    st.integers(0, len(GOOD)),
+)
+def test_any_mutated_history_imports_valid_or_names_the_action(
+    changes: list[tuple[int, int]], length: int
+) -> None:
+    history = list(GOOD)
+    for index, action in changes:
+        history[index] = action
+    history = history[:length]
+    failure: HistoryError | None = None
+    try:
+        record = from_history(history)
+    except HistoryError as error:
+        failure = error
+    if failure is not None:
+        assert failure.index is None or 0 <= failure.index < len(history)
+        assert str(failure)
+        return
+    assert validate_bytes(dumps(record)).valid
+    assert to_history(record).history == tuple(history)
