@@ -543,15 +543,13 @@ def test_export_jsonl_reimports_with_players_and_ids(
     assert code == 0
     entries = [orjson.loads(line) for line in exported.read_bytes().splitlines()]
     assert entries[0]["id"] == "four-player-1 hand 1"
-    assert len(entries[0]["players"]) == 4
     back = tmp_path / "back.jsonl"
     code, _, _ = run(capsys, "import", "openspiel", str(exported), "-o", str(back))
     assert code == 0
     records = [orjson.loads(line) for line in back.read_bytes().splitlines()]
     assert [record["game_id"] for record in records] == [entry["id"] for entry in entries]
-    assert [[player["name"] for player in record["players"]] for record in records] == [
-        entry["players"] for entry in entries
-    ]
+    assert [record["players"] for record in records] == [entry["players"] for entry in entries]
+    assert entries[0]["players"][0] == {"name": "Charlie", "id": "openspiel-charlie"}
 
 
 def test_export_refuses_naming_the_rule_and_reports_invalid_records(

@@ -68,14 +68,18 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _line(hand: OpenSpielHand, label: str, as_object: bool) -> bytes:
+def _line(hand: OpenSpielHand, replayed: Replay, label: str, as_object: bool) -> bytes:
     if not as_object:
         return orjson.dumps(list(hand.history))
     suffix = f" hand {hand.hand}"
+    players = [replayed.players[seat] for seat in hand.seats]
     return orjson.dumps(
         {
             "id": label[: ID_CHARS - len(suffix)] + suffix,
-            "players": list(hand.players),
+            "players": [
+                player.name if player.id is None else {"name": player.name, "id": player.id}
+                for player in players
+            ],
             "history": list(hand.history),
         }
     )
@@ -109,7 +113,7 @@ class _Export:
             except UnsupportedError as error:
                 self.refuse(where, error)
                 continue
-            self.lines.append(_line(hand, label, self.as_object))
+            self.lines.append(_line(hand, replayed, label, self.as_object))
 
 
 def run(arguments: argparse.Namespace) -> int:
