@@ -318,18 +318,25 @@ def test_a_team_bid_over_13_is_refused() -> None:
 
 def test_illegal_plays_name_the_rule_and_what_was_legal() -> None:
     good = list(_exported().history)
-    record = from_history(good)
-    hand = record.hands[0]
-    # a card seat 0 does not hold
-    foreign = next(card for card in good[1:52:4])
-    _raises([*good[:56], foreign, *good[57:]], 56, r"seat 0 plays .., but she does not hold it")
-    # a revoke: the second player throws off while holding the led suit
-    led = good[56] // 13
-    second = [card for card in good[1:52:4] if card // 13 != led]
-    holds_led = any(card // 13 == led for card in good[1:52:4])
-    if holds_led and second:
-        _raises([*good[:57], second[0], *good[58:]], 57, r"she must follow")
-    assert hand.plays[0] == _name(good[56])
+    # a card seat 0 does not hold (seat 1 was dealt it)
+    _raises([*good[:56], good[1], *good[57:]], 56, r"seat 0 plays .., but she does not hold it")
+    # a revoke: seat 1 throws off while she holds the suit seat 0 led
+    for seed in range(20):
+        good = list(_exported(seed).history)
+        led = good[56] // 13
+        holding = good[1:52:4]
+        follow = sorted(card for card in holding if card // 13 == led)
+        other = [card for card in holding if card // 13 != led]
+        if follow and other:
+            legal = " ".join(map(_name, follow))
+            _raises(
+                [*good[:57], other[0], *good[58:]],
+                57,
+                rf"trick 1, seat 1 plays {_name(other[0])}, but she must follow .* "
+                rf"\(legal: {legal}\)",
+            )
+            return
+    raise AssertionError("no simulated hand lets seat 1 revoke")
 
 
 def _spade_lead_game() -> tuple[Replay, int]:
