@@ -592,6 +592,16 @@ def test_io_and_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert code == 2
     assert "no such file or directory" in stderr
+    code, _, stderr = run(
+        capsys,
+        "export",
+        "openspiel",
+        str(FIXTURES / "four-player"),
+        "-o",
+        str(tmp_path / "no" / "dir" / "o.txt"),
+    )
+    assert code == 2
+    assert "cannot write" in stderr
     with pytest.raises(SystemExit):
         main(["import", "openspiel"])
     (tmp_path / "x.txt").write_text("[1]\n")

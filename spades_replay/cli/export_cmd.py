@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 from rich.console import Console
@@ -22,7 +22,7 @@ from spades_replay.cli.common import (
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.corpus import expand, plan, read_task
+from spades_replay.corpus import Source, expand, plan, read_task
 from spades_replay.errors import InputError
 from spades_replay.interop.openspiel import (
     OpenSpielHand,
@@ -86,12 +86,14 @@ def _line(hand: OpenSpielHand, replayed: Replay, label: str, as_object: bool) ->
 
 
 class _Export:
-    """The lines written so far, and what was refused or invalid."""
+    """Writes the hands of each record to ``stream``, counting what was written, refused or
+    invalid, and reporting refusals and invalid records on ``err``."""
 
-    def __init__(self, err: Console, as_object: bool) -> None:
+    def __init__(self, stream: BinaryIO, err: Console, as_object: bool) -> None:
+        self.stream = stream
         self.err = err
         self.as_object = as_object
-        self.lines: list[bytes] = []
+        self.hands = 0
         self.games = 0
         self.invalid = 0
         self.refused = 0
@@ -100,27 +102,41 @@ class _Export:
         self.refused += 1
         self.err.print(Text(f"{where}: refused: {safe(str(error), 2000)}"))
 
-    def add(self, replayed: Replay, where: str, label: str) -> None:
+    def source(self, source: Source) -> None:
+        """Check one record and write each of its hands that OpenSpiel can play."""
+        line = f":{source.line}" if source.line is not None else ""
+        where = safe(source.path, 500) + line
+        if source.oversize:
+            report, replayed = oversize_report(source, DEFAULT_LIMITS), None
+        else:
+            report, replayed = check_bytes(source.data, source.path, source.line)
+        if replayed is None:
+            self.invalid += 1
+            self.err.print(Text(f"{where}: invalid"))
+            for problem in report.problems:
+                print_problem(self.err, problem)
+            return
         try:
             check_rules(replayed.variant, replayed.rules)
         except UnsupportedError as error:
             self.refuse(where, error)
             return
         self.games += 1
+        label = replayed.game_id or source.path + line
         for number in range(1, len(replayed.hands) + 1):
             try:
                 hand = to_history(replayed, number)
             except UnsupportedError as error:
                 self.refuse(where, error)
                 continue
-            self.lines.append(_line(hand, replayed, label, self.as_object))
+            self.stream.write(_line(hand, replayed, label, self.as_object) + b"\n")
+            self.hands += 1
 
 
 def run(arguments: argparse.Namespace) -> int:
     """Export every hand OpenSpiel can play and write them."""
     out = stdout_console()
     err = console_for(sys.stderr)
-    export = _Export(err, arguments.format == "jsonl")
     io_errors = 0
     files: list[Path] = []
     for path in arguments.paths:
@@ -140,41 +156,23 @@ def run(arguments: argparse.Namespace) -> int:
         total=sum(task.size for task in tasks),
     )
     done = 0
-    with bar:
-        for task in tasks:
-            try:
-                for source in read_task(task):
-                    if source.blank:
-                        continue
-                    where = safe(source.path, 500) + (
-                        f":{source.line}" if source.line is not None else ""
-                    )
-                    if source.oversize:
-                        report, replayed = oversize_report(source, DEFAULT_LIMITS), None
-                    else:
-                        report, replayed = check_bytes(source.data, source.path, source.line)
-                    if replayed is None:
-                        export.invalid += 1
-                        err.print(Text(f"{where}: invalid"))
-                        for problem in report.problems:
-                            print_problem(err, problem)
-                        continue
-                    raw_where = source.path + (f":{source.line}" if source.line else "")
-                    label = replayed.game_id or raw_where
-                    export.add(replayed, where, label)
-            except InputError as error:
-                err.print(Text(f"spades-replay: {safe(error.problem.message, 1000)}"))
-                io_errors += 1
-            done += task.size
-            bar.update(done)
     try:
-        with atomic_writer(arguments.output) as stream:
-            for line in export.lines:
-                stream.write(line + b"\n")
+        with bar, atomic_writer(arguments.output) as stream:
+            export = _Export(stream, err, arguments.format == "jsonl")
+            for task in tasks:
+                try:
+                    for source in read_task(task):
+                        if not source.blank:
+                            export.source(source)
+                except InputError as error:
+                    err.print(Text(f"spades-replay: {safe(error.problem.message, 1000)}"))
+                    io_errors += 1
+                done += task.size
+                bar.update(done)
     except OSError as error:
         raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
     text = (
-        f"exported {len(export.lines)} hand(s) of {export.games} game(s) to OpenSpiel in "
+        f"exported {export.hands} hand(s) of {export.games} game(s) to OpenSpiel in "
         f"{safe(arguments.output, 500)}"
     )
     if export.refused:
