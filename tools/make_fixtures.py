@@ -215,6 +215,13 @@ def not_held(data: dict[str, Any]) -> str:
     return "/hands/0/plays/2"
 
 
+def as_version_1_0(data: dict[str, Any]) -> str:
+    """Label a 1.1 record (every option written) as version 1.0: its first 1.1 option is then
+    out of place."""
+    data["version"] = "1.0"
+    return "/rules/nil_allowed"
+
+
 def set_at(pointer: str, value: Any) -> Mutation:
     parts = [int(p) if p.isdigit() else p for p in pointer.strip("/").split("/")]
 
@@ -373,7 +380,13 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
         set_at("/format", "spades"),
         "format.not-a-record",
     ),
-    ("format-version", "two-player/standard-game", set_at("/version", "1.1"), "format.version"),
+    ("format-version", "two-player/standard-game", set_at("/version", "1.2"), "format.version"),
+    (
+        "format-option-version",
+        "four-player/standard-game",
+        as_version_1_0,
+        "format.option-version",
+    ),
     (
         "format-variant",
         "two-player/standard-game",
