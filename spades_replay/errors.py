@@ -66,10 +66,16 @@ class Code(enum.StrEnum):
     EXCHANGE_NOT_HELD = "exchange.not-held"
     EXCHANGE_NOT_IN_PILE = "exchange.not-in-pile"
     EXCHANGE_PARTNER_NOT_HELD = "exchange.partner-not-held"
+    # rules: bidding (the options of format 1.1)
+    BID_NIL_NOT_ALLOWED = "bid.nil-not-allowed"
+    BID_BLIND_NIL_NOT_ALLOWED = "bid.blind-nil-not-allowed"
+    BID_BLIND_NIL_DEFICIT = "bid.blind-nil-deficit"
+    BID_MIN_TEAM_BID = "bid.min-team-bid"
     # rules: play
     PLAY_NOT_HELD = "play.not-held"
     PLAY_REVOKE = "play.revoke"
     PLAY_SPADES_NOT_BROKEN = "play.spades-not-broken"
+    PLAY_FIRST_LEAD = "play.first-lead"
     # rules: the shape of the game
     HAND_UNFINISHED = "hand.unfinished"
     GAME_OVER = "game.over"

@@ -93,9 +93,13 @@ class HandReplay:
         outcome = self.outcome
         if self.variant is Variant.TWO_PLAYER:
             assert self.actions.deck is not None
-            state = start_two_player(self.rules, outcome.dealer, self.actions.deck)
+            state = start_two_player(
+                self.rules, outcome.dealer, self.actions.deck, outcome.scores_before
+            )
         else:
-            state = start_four_player(self.rules, outcome.dealer, outcome.dealt)
+            state = start_four_player(
+                self.rules, outcome.dealer, outcome.dealt, outcome.scores_before
+            )
         steps = [Step(self.number, 0, state, None)]
         sequence = hand_actions(
             self.variant,
@@ -104,6 +108,7 @@ class HandReplay:
             self.actions.plays,
             self.actions.exchanges,
             self.actions.draft or "",
+            outcome.leader,
         )
         for index, action in enumerate(sequence, start=1):
             state = apply(state, action)
@@ -280,6 +285,8 @@ def place_of(
         words += f", trick {error.trick}, card {error.position}{who}"
     elif at[:1] == ("exchanges",) and len(at) > 1:
         words += f", exchange {int(at[1]) + 1}{who}"
+    elif at[:1] == ("bids",) and error.seat is not None:
+        words += f", bid of seat {error.seat} ({players[error.seat].name})"
     elif at[:1] == ("deck",) and len(at) > 1:
         words += f", deck card {int(at[1]) + 1}"
     elif at[:1] == ("deal",) and len(at) > 2:

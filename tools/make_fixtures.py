@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from spades_replay.bots import next_action
+from spades_replay.engine.bidding import bidding_order
 from spades_replay.engine.cards import (
     CARD_BY_NAME,
     CARD_NAMES,
@@ -297,6 +298,54 @@ def order_mutation(data: dict[str, Any]) -> str:
     return f"/hands/{index}/exchanges/0/seat"
 
 
+def _order(data: dict[str, Any], index: int) -> tuple[int, ...]:
+    """The seats of hand ``index`` in bidding order."""
+    variant = Variant(data["variant"])
+    return bidding_order(variant, (data["first_dealer"] + index) % variant.seat_count)
+
+
+def _declarations(data: dict[str, Any], index: int) -> tuple[int, ...]:
+    """The seats of hand ``index`` in the order their Blind Nil is declared or bid."""
+    order = _order(data, index)
+    return order[::-1] if data["variant"] == "two-player" else order
+
+
+def first_bid(value: Any, option: str, setting: Any) -> Mutation:
+    """Set ``option`` so that the first bid of ``value`` in the game becomes illegal."""
+
+    def change(data: dict[str, Any]) -> str:
+        data["rules"][option] = setting
+        for index, hand in enumerate(data["hands"]):
+            seats = _declarations(data, index) if value == "blind_nil" else _order(data, index)
+            for seat in seats:
+                if hand["bids"][seat] == value:
+                    return f"/hands/{index}/bids/{seat}"
+        raise SystemExit(f"no bid {value} to make illegal")
+
+    return change
+
+
+def team_minimum(data: dict[str, Any]) -> str:
+    """min_team_bid 13: the first team's second bid of hand 1 is short."""
+    data["rules"]["min_team_bid"] = 13
+    bids = data["hands"][0]["bids"]
+    done: set[int] = set()
+    for seat in _order(data, 0):
+        if seat ^ 2 in done:
+            pair = (bids[seat], bids[seat ^ 2])
+            if not all(bid in (0, "blind_nil") for bid in pair):
+                return f"/hands/0/bids/{seat}"
+        done.add(seat)
+    raise SystemExit("no team short of the minimum")
+
+
+def two_of_clubs_first(data: dict[str, Any]) -> str:
+    """first_lead two_of_clubs: the first hand whose first card is not 2C breaks it."""
+    data["rules"]["first_lead"] = "two_of_clubs"
+    index = next(i for i, hand in enumerate(data["hands"]) if hand["plays"][0] != "2C")
+    return f"/hands/{index}/plays/0"
+
+
 def unfinished_hand(data: dict[str, Any]) -> str:
     hand = data["hands"][0]
     hand["plays"] = hand["plays"][:10]
@@ -381,6 +430,26 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
         "format.not-a-record",
     ),
     ("format-version", "two-player/standard-game", set_at("/version", "1.2"), "format.version"),
+    (
+        "bid-nil-not-allowed",
+        "four-player/standard-game",
+        first_bid(0, "nil_allowed", False),
+        "bid.nil-not-allowed",
+    ),
+    (
+        "bid-blind-nil-not-allowed",
+        "four-player/blind-nil",
+        first_bid("blind_nil", "blind_nil_allowed", False),
+        "bid.blind-nil-not-allowed",
+    ),
+    (
+        "bid-blind-nil-deficit",
+        "two-player/blind-nil",
+        first_bid("blind_nil", "blind_nil_min_deficit", 10_000),
+        "bid.blind-nil-deficit",
+    ),
+    ("bid-min-team-bid", "four-player/standard-game", team_minimum, "bid.min-team-bid"),
+    ("play-first-lead", "four-player/standard-game", two_of_clubs_first, "play.first-lead"),
     (
         "format-option-version",
         "four-player/standard-game",

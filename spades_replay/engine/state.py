@@ -25,17 +25,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.bidding import (
+    NUMBERS,
+    blind_nil_open,
+    check_bid,
+    legal_bids_of,
+)
+from spades_replay.engine.bidding import bidding_order as seats_bidding_order
 from spades_replay.engine.cards import CARD_NAMES, Card, Suit, cards_of
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, bid_name
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.setup import Exchange, check_swap, turn_seat
 from spades_replay.engine.tricks import (
+    CLUB_TWO,
     FIRST_SPADE,
     Trick,
+    check_first_lead,
     check_play,
     legal_plays,
+    opening_leader,
+    spades_open,
     trick_winner,
+    two_of_clubs_leads,
 )
 from spades_replay.errors import Code
 
@@ -108,7 +120,8 @@ class HandState:
     seat expected to act next (``None`` once the hand is done). ``deck`` and ``draft`` (the
     letters so far) and ``discard`` (the pile) are two-player only. ``bids`` holds ``None``
     for a seat that has not bid. ``trick`` holds the cards of the trick in progress, led by
-    ``trick_leader``; ``tricks`` the completed ones.
+    ``trick_leader``; ``tricks`` the completed ones. ``scores`` are the sides' running
+    scores before the hand (Blind Nil may depend on them).
     """
 
     variant: Variant
@@ -127,6 +140,7 @@ class HandState:
     trick: tuple[Card, ...] = ()
     tricks: tuple[Trick, ...] = ()
     spades_broken: bool = False
+    scores: tuple[int, int] = (0, 0)
 
     @property
     def blind(self) -> tuple[bool, ...]:
@@ -149,8 +163,11 @@ class HandState:
         return len(self.tricks) * self.variant.seat_count + len(self.trick)
 
 
-def start_two_player(rules: Rules, dealer: Seat, deck: Sequence[Card]) -> HandState:
-    """A two-player hand before the draft; ``dealer`` is the first player, ``deck`` top first."""
+def start_two_player(
+    rules: Rules, dealer: Seat, deck: Sequence[Card], scores: tuple[int, int] = (0, 0)
+) -> HandState:
+    """A two-player hand before the draft; ``dealer`` is the first player, ``deck`` top first,
+    ``scores`` the running scores before the hand."""
     return HandState(
         Variant.TWO_PLAYER,
         rules,
@@ -162,11 +179,15 @@ def start_two_player(rules: Rules, dealer: Seat, deck: Sequence[Card]) -> HandSt
         1 - dealer,
         (0, 0),
         deck=tuple(deck),
+        scores=scores,
     )
 
 
-def start_four_player(rules: Rules, dealer: Seat, deal: Sequence[int]) -> HandState:
-    """A four-player hand as dealt (``deal``: each seat's holding bitmask), before bidding."""
+def start_four_player(
+    rules: Rules, dealer: Seat, deal: Sequence[int], scores: tuple[int, int] = (0, 0)
+) -> HandState:
+    """A four-player hand as dealt (``deal``: each seat's holding bitmask), before bidding;
+    ``scores`` are the running scores before the hand."""
     return HandState(
         Variant.FOUR_PLAYER,
         rules,
@@ -177,12 +198,13 @@ def start_four_player(rules: Rules, dealer: Seat, deal: Sequence[int]) -> HandSt
         (None, None, None, None),
         (dealer + 1) % 4,
         (0, 0, 0, 0),
+        scores=scores,
     )
 
 
 def bidding_order(state: HandState) -> tuple[Seat, ...]:
     """The seats in the order they bid (two-player: the second player first)."""
-    return state.variant.seats_from(state.variant.next_seat(state.dealer))
+    return seats_bidding_order(state.variant, state.dealer)
 
 
 def exchange_queue(state: HandState) -> tuple[Seat, ...]:
@@ -202,14 +224,27 @@ def exchange_queue(state: HandState) -> tuple[Seat, ...]:
 
 def legal_bids(state: HandState) -> tuple[Bid, ...]:
     """The bids the seat to act may make now (empty outside the bidding)."""
-    if state.phase is not Phase.BIDDING:
+    if state.phase is not Phase.BIDDING or state.turn is None:
         return ()
-    low = BLIND_NIL if state.variant is Variant.FOUR_PLAYER else 0
-    return tuple(range(low, 14))
+    return legal_bids_of(
+        state.variant,
+        state.rules,
+        state.turn,
+        state.bids,
+        state.scores,
+        blind=state.variant is Variant.FOUR_PLAYER,
+    )
 
 
 def can_declare_blind_nil(state: HandState, seat: Seat) -> bool:
-    """Two-player: whether ``seat`` may still declare Blind Nil (before her first draft turn)."""
+    """Two-player: whether ``seat`` may still declare Blind Nil (before her first draft turn,
+    where the rules let her)."""
+    return _declaration_in_time(state, seat) and blind_nil_open(
+        state.variant, state.rules, seat, state.scores
+    )
+
+
+def _declaration_in_time(state: HandState, seat: Seat) -> bool:
     if state.variant is not Variant.TWO_PLAYER or state.phase is not Phase.DRAFT:
         return False
     first_turn = 0 if seat == state.dealer else 1
@@ -220,7 +255,13 @@ def legal_cards(state: HandState) -> int:
     """The bitmask of the cards the seat to act may play (0 outside the play)."""
     if state.phase is not Phase.PLAY or state.turn is None:
         return 0
-    return legal_plays(state.holdings[state.turn], state.led_suit, state.spades_broken)
+    if not state.tricks and not state.trick and two_of_clubs_leads(state.variant, state.rules):
+        return 1 << CLUB_TWO
+    return legal_plays(
+        state.holdings[state.turn],
+        state.led_suit,
+        spades_open(state.rules, state.spades_broken),
+    )
 
 
 def exchange_sources(state: HandState) -> tuple[int, int]:
@@ -269,7 +310,8 @@ def _after_setup(state: HandState) -> HandState:
         return replace(state, phase=Phase.BIDDING, turn=waiting[0])
     elif queue:
         return replace(state, phase=Phase.EXCHANGE, turn=queue[0])
-    return replace(state, phase=Phase.PLAY, turn=state.trick_leader)
+    leader = opening_leader(state.variant, state.rules, state.dealer, state.holdings)
+    return replace(state, phase=Phase.PLAY, turn=leader, trick_leader=leader)
 
 
 def _declare(state: HandState, action: DeclareBlindNil) -> HandState:
@@ -280,7 +322,7 @@ def _declare(state: HandState, action: DeclareBlindNil) -> HandState:
             RULE_PHASE,
             action.seat,
         )
-    if not can_declare_blind_nil(state, action.seat):
+    if not _declaration_in_time(state, action.seat):
         raise _refuse(
             Code.ACTION_BAD_BID,
             f"seat {action.seat} can no longer declare Blind Nil (she has seen cards or "
@@ -288,6 +330,15 @@ def _declare(state: HandState, action: DeclareBlindNil) -> HandState:
             RULE_BID,
             action.seat,
         )
+    check_bid(
+        state.variant,
+        state.rules,
+        action.seat,
+        BLIND_NIL,
+        state.bids,
+        state.scores,
+        at=("bids", action.seat),
+    )
     bids = list(state.bids)
     bids[action.seat] = BLIND_NIL
     return replace(state, bids=tuple(bids))
@@ -344,7 +395,8 @@ def _exchange(state: HandState, action: Exchange) -> HandState:
 
 def _bid(state: HandState, action: PlaceBid) -> HandState:
     _expect(state, Phase.BIDDING, action.seat, "bid")
-    if action.bid not in legal_bids(state):
+    four = state.variant is Variant.FOUR_PLAYER
+    if action.bid not in NUMBERS and not (four and action.bid == BLIND_NIL):
         late = (
             " (in two-player, Blind Nil is declared before the draft)"
             if (action.bid == BLIND_NIL)
@@ -356,6 +408,15 @@ def _bid(state: HandState, action: PlaceBid) -> HandState:
             RULE_BID,
             action.seat,
         )
+    check_bid(
+        state.variant,
+        state.rules,
+        action.seat,
+        action.bid,
+        state.bids,
+        state.scores,
+        at=("bids", action.seat),
+    )
     bids = list(state.bids)
     bids[action.seat] = action.bid
     return _after_setup(replace(state, bids=tuple(bids)))
@@ -364,11 +425,13 @@ def _bid(state: HandState, action: PlaceBid) -> HandState:
 def _play(state: HandState, action: PlayCard) -> HandState:
     _expect(state, Phase.PLAY, action.seat, "play a card")
     seat = action.seat
+    if not state.tricks and not state.trick:
+        check_first_lead(state.variant, state.rules, seat, action.card, at=("plays", 0))
     check_play(
         state.holdings[seat],
         action.card,
         state.led_suit,
-        state.spades_broken,
+        spades_open(state.rules, state.spades_broken),
         seat=seat,
         at=("plays", state.cards_played),
         trick=len(state.tricks) + 1,
@@ -426,11 +489,13 @@ def hand_actions(
     plays: Sequence[Card],
     exchanges: Sequence[Exchange],
     draft: str = "",
+    leader: Seat | None = None,
 ) -> tuple[Action, ...]:
     """The actions of a recorded hand, in the order they were taken.
 
     Exchanges are put in the order the rules give them, and a Blind Nil bidder who recorded no
     exchange gets an empty one, so the sequence drives :func:`apply` from start to end.
+    ``leader`` leads the first trick (default: the seat after ``dealer``).
     """
     actions: list[Action] = []
     blind = [bid == BLIND_NIL for bid in bids]
@@ -452,8 +517,7 @@ def hand_actions(
     else:
         actions.extend(PlaceBid(seat, bids[seat]) for seat in order)
         actions.extend(swaps)
-    first_leader = variant.next_seat(dealer)
-    seat = first_leader
+    seat = variant.next_seat(dealer) if leader is None else leader
     count = variant.seat_count
     trick: list[Card] = []
     for card in plays:
