@@ -91,6 +91,14 @@ def next_action(state: HandState, bots: list[Bot], rng: random.Random) -> Action
     return bots[seat].act(state, seat, rng)
 
 
+def closest_bid(options: tuple[int, ...], wanted: int) -> int:
+    """The legal number of tricks nearest to ``wanted`` (the higher of two as near), so a bot
+    keeps to house rules such as a team minimum: Nil and Blind Nil only when nothing else is
+    legal."""
+    numbers = [bid for bid in options if bid > 0] or list(options)
+    return min(numbers, key=lambda bid: (abs(bid - wanted), -bid))
+
+
 def _suit_cards(mask: int, suit: int) -> list[int]:
     return [card for card in cards_of(mask) if card // 13 == suit]
 
@@ -193,13 +201,14 @@ class HeuristicBot:
             estimate += 0.8
         planned = self._planning_nil(state, seat)
         if (
-            (estimate < base + 1.8 or planned)
+            NIL in options
+            and (estimate < base + 1.8 or planned)
             and _nil_safe(holding)
             and double_nil
             and rng.random() < self.nil_rate
         ):
             return PlaceBid(seat, NIL)
-        return PlaceBid(seat, max(1, min(13, round(estimate))))
+        return PlaceBid(seat, closest_bid(options, max(1, min(13, round(estimate)))))
 
     # -- card play ----------------------------------------------------------------------
 
