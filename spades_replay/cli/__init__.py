@@ -15,6 +15,7 @@ from spades_replay import __version__
 from spades_replay.cli import (
     analyze_cmd,
     dashboard_cmd,
+    migrate_cmd,
     replay_cmd,
     schema_cmd,
     simulate_cmd,
@@ -31,6 +32,7 @@ COMMANDS = (
     simulate_cmd,
     schema_cmd,
     dashboard_cmd,
+    migrate_cmd,
 )
 
 
