@@ -24,8 +24,7 @@ from spades_replay.engine.seats import Seat, Side, Variant
 from spades_replay.engine.state import (
     Action,
     HandState,
-    apply,
-    hand_actions,
+    drive_hand,
     start_four_player,
     start_two_player,
 )
@@ -101,18 +100,8 @@ class HandReplay:
                 self.rules, outcome.dealer, outcome.dealt, outcome.scores_before
             )
         steps = [Step(self.number, 0, state, None)]
-        sequence = hand_actions(
-            self.variant,
-            outcome.dealer,
-            self.actions.bids,
-            self.actions.plays,
-            self.actions.exchanges,
-            self.actions.draft or "",
-            outcome.leader,
-        )
-        for index, action in enumerate(sequence, start=1):
-            state = apply(state, action)
-            steps.append(Step(self.number, index, state, action))
+        for index, (action, after) in enumerate(drive_hand(state, self.actions), start=1):
+            steps.append(Step(self.number, index, after, action))
         return tuple(steps)
 
     def to_dict(self) -> dict[str, Any]:

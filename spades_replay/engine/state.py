@@ -2,8 +2,9 @@
 
 :func:`apply` takes a :class:`HandState` and one action and returns the next state, or raises
 :class:`IllegalActionError` and changes nothing. This is what a recorder drives while a game is
-played, and what a viewer scrubs through; :func:`spades_replay.engine.game.iter_hands` is the
-same rules applied to a whole recorded hand at once (the test suite checks that they agree).
+played, and what a viewer scrubs through (:func:`drive_hand` applies a recorded hand);
+:func:`spades_replay.engine.game.iter_hands` is the same rules applied to a whole recorded hand
+at once, for speed (the test suite checks that both give the same verdicts).
 
 Actions, each naming the seat that takes it: :class:`DeclareBlindNil` (two-player, before the
 seat's first draft turn), :class:`Draw` (one draft turn), :class:`Exchange` (a Blind Nil
@@ -21,7 +22,7 @@ exchange, possibly of no cards), :class:`PlaceBid` and :class:`PlayCard`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from spades_replay.engine.actions import IllegalActionError
@@ -33,10 +34,17 @@ from spades_replay.engine.bidding import (
 )
 from spades_replay.engine.bidding import bidding_order as seats_bidding_order
 from spades_replay.engine.cards import CARD_NAMES, Card, Suit, cards_of
+from spades_replay.engine.game import HandActions
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, bid_name
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.setup import Exchange, check_swap, turn_seat
+from spades_replay.engine.setup import (
+    Exchange,
+    check_exchange_entries,
+    check_swap,
+    exchange_order,
+    turn_seat,
+)
 from spades_replay.engine.tricks import (
     CLUB_TWO,
     FIRST_SPADE,
@@ -210,16 +218,8 @@ def bidding_order(state: HandState) -> tuple[Seat, ...]:
 def exchange_queue(state: HandState) -> tuple[Seat, ...]:
     """The Blind Nil bidders still to exchange, in the order they do it."""
     done = {exchange.seat for exchange in state.exchanges}
-    blind = state.blind
-    waiting = []
-    for seat in bidding_order(state):
-        if not blind[seat] or seat in done:
-            continue
-        partner = state.variant.partner(seat)
-        if partner is not None and blind[partner]:
-            continue
-        waiting.append(seat)
-    return tuple(waiting)
+    order = exchange_order(state.variant, state.dealer, state.blind)
+    return tuple(seat for seat in order if seat not in done)
 
 
 def legal_bids(state: HandState) -> tuple[Bid, ...]:
@@ -482,53 +482,54 @@ def apply(state: HandState, action: Action) -> HandState:
     return _declare(state, action)
 
 
-def hand_actions(
-    variant: Variant,
-    dealer: Seat,
-    bids: Sequence[Bid],
-    plays: Sequence[Card],
-    exchanges: Sequence[Exchange],
-    draft: str = "",
-    leader: Seat | None = None,
-) -> tuple[Action, ...]:
-    """The actions of a recorded hand, in the order they were taken.
+def drive_hand(state: HandState, actions: HandActions) -> Iterator[tuple[Action, HandState]]:
+    """Apply a recorded hand to its starting ``state``, one action at a time: each action with
+    the state after it, in the order the actions were taken.
 
-    Exchanges are put in the order the rules give them, and a Blind Nil bidder who recorded no
-    exchange gets an empty one, so the sequence drives :func:`apply` from start to end.
-    ``leader`` leads the first trick (default: the seat after ``dealer``).
+    The recorded exchanges are checked where they stand in the record
+    (:func:`~spades_replay.engine.setup.check_exchange_entries`, as the replay of a record
+    checks them), then taken in the order the rules give
+    (:func:`~spades_replay.engine.setup.exchange_order`); a Blind Nil bidder who recorded none
+    exchanges nothing. Whose turn each card is comes from the state. Raises
+    :class:`IllegalActionError` at the first action the rules refuse, addressed as the record
+    addresses it.
     """
-    actions: list[Action] = []
-    blind = [bid == BLIND_NIL for bid in bids]
-    order = variant.seats_from(variant.next_seat(dealer))
-    by_seat = {exchange.seat: exchange for exchange in exchanges}
-    queue = [
-        seat
-        for seat in order
-        if blind[seat] and not (variant is Variant.FOUR_PLAYER and blind[seat ^ 2])
+    variant, dealer, bids = state.variant, state.dealer, actions.bids
+    blind = tuple(bid == BLIND_NIL for bid in bids)
+    check_exchange_entries(variant, actions.exchanges, blind, dealer)
+    recorded = {exchange.seat: index for index, exchange in enumerate(actions.exchanges)}
+    swaps: list[tuple[Action, int | None]] = [
+        (actions.exchanges[recorded[seat]], recorded[seat])
+        if seat in recorded
+        else (Exchange(seat, (), ()), None)
+        for seat in exchange_order(variant, dealer, blind)
     ]
-    swaps = [by_seat.get(seat, Exchange(seat, (), ())) for seat in queue]
+    order = bidding_order(state)
+    setup: list[tuple[Action, int | None]] = []
     if variant is Variant.TWO_PLAYER:
-        actions.extend(DeclareBlindNil(seat) for seat in (dealer, 1 - dealer) if blind[seat])
-        actions.extend(
-            Draw(turn_seat(turn, dealer), letter == "K") for turn, letter in enumerate(draft)
-        )
-        actions.extend(swaps)
-        actions.extend(PlaceBid(seat, bids[seat]) for seat in order if not blind[seat])
+        setup += [(DeclareBlindNil(seat), None) for seat in (dealer, 1 - dealer) if blind[seat]]
+        setup += [
+            (Draw(turn_seat(turn, dealer), letter == "K"), None)
+            for turn, letter in enumerate(actions.draft or "")
+        ]
+        setup += swaps
+        setup += [(PlaceBid(seat, bids[seat]), None) for seat in order if not blind[seat]]
     else:
-        actions.extend(PlaceBid(seat, bids[seat]) for seat in order)
-        actions.extend(swaps)
-    seat = variant.next_seat(dealer) if leader is None else leader
-    count = variant.seat_count
-    trick: list[Card] = []
-    for card in plays:
-        actions.append(PlayCard(seat, card))
-        trick.append(card)
-        if len(trick) == count:
-            seat = trick_winner(trick, (seat + 1) % count, count)
-            trick = []
-        else:
-            seat = (seat + 1) % count
-    return tuple(actions)
+        setup += [(PlaceBid(seat, bids[seat]), None) for seat in order]
+        setup += swaps
+    for action, index in setup:
+        try:
+            state = apply(state, action)
+        except IllegalActionError as error:
+            if index is None or error.at[:1] != ("exchanges",):
+                raise
+            raise error.relocated(("exchanges", index, *error.at[2:])) from None
+        yield action, state
+    for card in actions.plays:
+        assert state.turn is not None  # the format holds at most one card per seat per trick
+        play = PlayCard(state.turn, card)
+        state = apply(state, play)
+        yield play, state
 
 
 def drafted_cards(before: HandState, after: HandState) -> tuple[Card, Card]:
