@@ -27,26 +27,29 @@ from pathlib import Path
 from typing import Any
 
 from spades_replay.convert import bid_value, card_names, rules_model
-from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.actions import (
+    Action,
+    DeclareBlindNil,
+    Draw,
+    Exchange,
+    IllegalActionError,
+    PlaceBid,
+    PlayCard,
+)
 from spades_replay.engine.cards import CARD_BY_NAME, CARD_NAMES, Card, cards_of
 from spades_replay.engine.game import Progress
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.engine.seats import Seat, Side, Variant
-from spades_replay.engine.setup import Exchange, check_deal, check_deck
+from spades_replay.engine.setup import check_deal, check_deck
 from spades_replay.engine.state import (
-    Action,
-    DeclareBlindNil,
-    Draw,
     HandState,
     Phase,
-    PlaceBid,
-    PlayCard,
     apply,
     can_declare_blind_nil,
     exchange_sources,
     legal_bids,
-    legal_cards,
+    legal_plays,
     start_four_player,
     start_two_player,
 )
@@ -216,7 +219,7 @@ class Recorder:
 
     def legal_plays(self) -> tuple[str, ...]:
         """The cards the seat to play may play now (empty outside the play)."""
-        return card_names(cards_of(legal_cards(self.state)))
+        return card_names(cards_of(legal_plays(self.state)))
 
     def legal_bids(self) -> tuple[int | str, ...]:
         """The bids the seat to bid may make now (empty outside the bidding)."""

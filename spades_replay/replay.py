@@ -15,19 +15,13 @@ from typing import Any
 import orjson
 
 from spades_replay.convert import bid_value, hand_actions_of, rules_of, variant_of
-from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.actions import Action, IllegalActionError
 from spades_replay.engine.cards import CARD_NAMES, cards_of
 from spades_replay.engine.game import HandActions, HandError, HandOutcome, iter_hands
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import SideScore
 from spades_replay.engine.seats import Seat, Side, Variant
-from spades_replay.engine.state import (
-    Action,
-    HandState,
-    drive_hand,
-    start_four_player,
-    start_two_player,
-)
+from spades_replay.engine.state import HandState, drive_hand, start_four_player, start_two_player
 from spades_replay.errors import Code, Problem, RulesError
 from spades_replay.record import models
 from spades_replay.record.problems import json_pointer

@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 import spades_replay
 from spades_replay.analysis import Solver, analyze_hand, position_before
-from spades_replay.engine.state import PlayCard
+from spades_replay.engine.actions import PlayCard
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.double_dummy import hands_of, with_analysis

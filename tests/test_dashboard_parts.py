@@ -31,8 +31,9 @@ from spades_replay.analysis import (
     position_before,
 )
 from spades_replay.cli import dashboard_cmd, main
+from spades_replay.engine.actions import Draw, Exchange, PlayCard
 from spades_replay.engine.cards import parse_card
-from spades_replay.engine.state import Draw, Exchange, Phase, PlayCard
+from spades_replay.engine.state import Phase
 from spades_replay.limits import Limits
 from spades_replay.replay import Replay
 from spades_replay.text import card_label

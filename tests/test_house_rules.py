@@ -13,20 +13,13 @@ import pytest
 import spades_replay
 from spades_replay.bots import RandomBot, closest_bid
 from spades_replay.cli import main
-from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.actions import IllegalActionError, PlaceBid, PlayCard
 from spades_replay.engine.bidding import bid_violation, blind_nil_open, legal_bids_of
 from spades_replay.engine.cards import CARD_NAMES, mask_of, parse_card
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, score_side
 from spades_replay.engine.seats import Variant
-from spades_replay.engine.state import (
-    PlaceBid,
-    PlayCard,
-    apply,
-    legal_bids,
-    legal_cards,
-    start_four_player,
-)
+from spades_replay.engine.state import apply, legal_bids, legal_plays, start_four_player
 from spades_replay.errors import Code, RulesError
 from spades_replay.recorder import Recorder
 from spades_replay.simulate import roster, simulate_game
@@ -239,7 +232,7 @@ def test_spades_may_be_led_at_any_time_worked_example() -> None:
     for seat in FOUR.seats_from(holder):
         state = apply(state, PlaceBid(seat, 3))
     assert state.turn == holder
-    assert legal_cards(state) == state.holdings[holder]
+    assert legal_plays(state) == state.holdings[holder]
     state = apply(state, PlayCard(holder, parse_card("AS")))
     assert state.trick == (parse_card("AS"),)
     strict = start_four_player(Rules(), dealer, [mask_of(map(parse_card, c)) for c in deal])

@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from spades_replay.bots import next_action
+from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.bidding import bidding_order
 from spades_replay.engine.cards import (
     CARD_BY_NAME,
@@ -32,7 +33,7 @@ from spades_replay.engine.cards import (
 )
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
-from spades_replay.engine.state import Phase, PlayCard
+from spades_replay.engine.state import Phase
 from spades_replay.events import game_events
 from spades_replay.record.io import dump, dumps, from_data, readable_json, to_data
 from spades_replay.recorder import Recorder

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.actions import Exchange, IllegalActionError
 from spades_replay.engine.bidding import bidding_order, check_bid, rules_are_free
 from spades_replay.engine.cards import Card
 from spades_replay.engine.rules import Rules
@@ -25,7 +25,6 @@ from spades_replay.engine.scoring import (
 )
 from spades_replay.engine.seats import Seat, Side, Variant
 from spades_replay.engine.setup import (
-    Exchange,
     check_deal,
     check_deck,
     draft_hands,

@@ -13,11 +13,10 @@ address when the rules are broken.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import add
 from typing import NamedTuple
 
-from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.actions import Exchange, IllegalActionError
 from spades_replay.engine.cards import BITS, CARD_NAMES, FULL_DECK_MASK, Card, mask_of, names_of
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.errors import Code
@@ -84,15 +83,6 @@ def draft_hands(deck: Sequence[Card], draft: str, first: Seat) -> DraftOutcome:
     second = sum(map(BITS.__getitem__, kept[1::2]))
     holdings = (leading, second) if first == 0 else (second, leading)
     return DraftOutcome(holdings, FULL_DECK_MASK & ~(leading | second))
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """A Blind Nil exchange: what ``seat`` put away (``out``) and took in (``in_``)."""
-
-    seat: Seat
-    out: tuple[Card, ...]
-    in_: tuple[Card, ...]
 
 
 def check_exchange_shape(exchange: Exchange, index: int, limit: int) -> None:

@@ -6,9 +6,9 @@ played, and what a viewer scrubs through (:func:`drive_hand` applies a recorded 
 :func:`spades_replay.engine.game.iter_hands` is the same rules applied to a whole recorded hand
 at once, for speed (the test suite checks that both give the same verdicts).
 
-Actions, each naming the seat that takes it: :class:`DeclareBlindNil` (two-player, before the
-seat's first draft turn), :class:`Draw` (one draft turn), :class:`Exchange` (a Blind Nil
-exchange, possibly of no cards), :class:`PlaceBid` and :class:`PlayCard`.
+The actions are those of :mod:`spades_replay.engine.actions`. What the seat to act may do now:
+:func:`legal_bids`, :func:`can_declare_blind_nil`, :func:`exchange_sources`,
+:func:`legal_plays`.
 
 >>> from spades_replay.engine.cards import DECK, names_of
 >>> state = start_two_player(Rules(), dealer=0, deck=DECK)
@@ -25,7 +25,15 @@ import enum
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.actions import (
+    Action,
+    DeclareBlindNil,
+    Draw,
+    Exchange,
+    IllegalActionError,
+    PlaceBid,
+    PlayCard,
+)
 from spades_replay.engine.bidding import (
     NUMBERS,
     blind_nil_open,
@@ -33,29 +41,25 @@ from spades_replay.engine.bidding import (
     legal_bids_of,
 )
 from spades_replay.engine.bidding import bidding_order as seats_bidding_order
-from spades_replay.engine.cards import CARD_NAMES, Card, Suit, cards_of
+from spades_replay.engine.cards import Card, Suit, cards_of, suit_of
 from spades_replay.engine.game import HandActions
 from spades_replay.engine.rules import Rules
-from spades_replay.engine.scoring import BLIND_NIL, Bid, bid_name
+from spades_replay.engine.scoring import BLIND_NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.setup import (
-    Exchange,
-    check_exchange_entries,
-    check_swap,
-    exchange_order,
-    turn_seat,
-)
+from spades_replay.engine.setup import check_exchange_entries, check_swap, exchange_order, turn_seat
 from spades_replay.engine.tricks import (
     CLUB_TWO,
     FIRST_SPADE,
     Trick,
     check_first_lead,
     check_play,
-    legal_plays,
     opening_leader,
     spades_open,
     trick_winner,
     two_of_clubs_leads,
+)
+from spades_replay.engine.tricks import (
+    legal_plays as playable,
 )
 from spades_replay.errors import Code
 
@@ -72,52 +76,6 @@ class Phase(enum.StrEnum):
     BIDDING = "bidding"
     PLAY = "play"
     DONE = "done"
-
-
-@dataclass(frozen=True, slots=True)
-class DeclareBlindNil:
-    """Two-player: ``seat`` declares Blind Nil before taking her first card of the draft."""
-
-    seat: Seat
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} declares Blind Nil"
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Two-player: ``seat`` takes her draft turn, keeping the top card or the next one."""
-
-    seat: Seat
-    keep: bool
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} {'keeps' if self.keep else 'discards'} the top card"
-
-
-@dataclass(frozen=True, slots=True)
-class PlaceBid:
-    """``seat`` bids: 1..13 tricks, 0 for Nil, -1 (:data:`BLIND_NIL`) for Blind Nil."""
-
-    seat: Seat
-    bid: Bid
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} bids {bid_name(self.bid)}"
-
-
-@dataclass(frozen=True, slots=True)
-class PlayCard:
-    """``seat`` plays ``card`` to the current trick."""
-
-    seat: Seat
-    card: Card
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} plays {CARD_NAMES[self.card]}"
-
-
-Action = DeclareBlindNil | Draw | Exchange | PlaceBid | PlayCard
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +116,7 @@ class HandState:
     @property
     def led_suit(self) -> Suit | None:
         """The suit led to the trick in progress, or ``None`` if no card is down."""
-        return self.trick[0] // 13 if self.trick else None
+        return suit_of(self.trick[0]) if self.trick else None
 
     @property
     def last_trick(self) -> Trick | None:
@@ -251,13 +209,13 @@ def _declaration_in_time(state: HandState, seat: Seat) -> bool:
     return len(state.draft) <= first_turn and state.bids[seat] is None
 
 
-def legal_cards(state: HandState) -> int:
+def legal_plays(state: HandState) -> int:
     """The bitmask of the cards the seat to act may play (0 outside the play)."""
     if state.phase is not Phase.PLAY or state.turn is None:
         return 0
     if not state.tricks and not state.trick and two_of_clubs_leads(state.variant, state.rules):
         return 1 << CLUB_TWO
-    return legal_plays(
+    return playable(
         state.holdings[state.turn],
         state.led_suit,
         spades_open(state.rules, state.spades_broken),
