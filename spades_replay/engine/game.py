@@ -8,7 +8,6 @@ at the first rule broken, so a caller keeps every hand replayed before the probl
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from spades_replay.engine.actions import Exchange, IllegalActionError
@@ -93,8 +92,7 @@ def dealer_of(variant: Variant, first_dealer: Seat, index: int) -> Seat:
     return (first_dealer + index) % variant.seat_count
 
 
-@dataclass(frozen=True, slots=True)
-class Progress:
+class Progress(NamedTuple):
     """Where a game stands between hands: the one progression of a game, hand after hand.
 
     The replay of a record (:func:`iter_hands`) and a game recorded live
@@ -126,15 +124,19 @@ class Progress:
         self, bids: Sequence[Bid], tricks_won: Sequence[int]
     ) -> tuple[Progress, tuple[SideScore, SideScore]]:
         """Score a complete hand: the game after it, and each side's score for it."""
-        sides = score_hand(self.variant, self.rules, bids, tricks_won, self.scores, self.bags)
+        rules = self.rules
+        sides = score_hand(self.variant, rules, bids, tricks_won, self.scores, self.bags)
         scores = (sides[0].score, sides[1].score)
-        after = replace(
-            self,
-            hands_scored=self.hands_scored + 1,
-            scores=scores,
-            bags=(sides[0].bags, sides[1].bags),
-            winner=winner(self.rules, scores),
-            end=end_reason(self.rules, scores),
+        end = end_reason(rules, scores)
+        after = Progress(
+            self.variant,
+            rules,
+            self.first_dealer,
+            self.hands_scored + 1,
+            scores,
+            (sides[0].bags, sides[1].bags),
+            None if end is None else winner(rules, scores),
+            end,
         )
         return after, sides
 
@@ -170,9 +172,9 @@ def setup_hand(
     bids. Four-player: the deal, the bids, then the exchanges.
     """
     bids = actions.bids
-    order = bidding_order(variant, dealer)
     blind = tuple(bid == BLIND_NIL for bid in bids)
     check = not rules_are_free(rules)
+    order = bidding_order(variant, dealer) if check else ()
     if variant.seat_count == 2:  # (an attribute: enum member lookups are slow)
         assert actions.deck is not None
         assert actions.draft is not None

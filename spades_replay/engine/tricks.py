@@ -59,7 +59,8 @@ def spades_open(rules: Rules, spades_broken: bool) -> bool:
 def two_of_clubs_leads(variant: Variant, rules: Rules) -> bool:
     """Whether the holder of 2C leads it to the first trick (``first_lead: two_of_clubs``,
     four-player only: the option has no effect in two-player)."""
-    return variant is Variant.FOUR_PLAYER and rules.first_lead == TWO_OF_CLUBS
+    # (the option first: it is the cheaper test, and false in most games)
+    return rules.first_lead == TWO_OF_CLUBS and variant.seat_count == 4
 
 
 def opening_leader(variant: Variant, rules: Rules, dealer: Seat, holdings: Sequence[int]) -> Seat:
@@ -68,7 +69,7 @@ def opening_leader(variant: Variant, rules: Rules, dealer: Seat, holdings: Seque
     (two-player) or the dealer's left-hand opponent."""
     if two_of_clubs_leads(variant, rules):
         return next(seat for seat, held in enumerate(holdings) if held & 1 << CLUB_TWO)
-    return variant.next_seat(dealer)
+    return (dealer + 1) % variant.seat_count
 
 
 def check_first_lead(
