@@ -126,7 +126,7 @@ def test_opens_on_the_fixtures_and_reports_the_invalid_ones(app: AppTest) -> Non
     assert app.sidebar.warning[0].value == f"{INVALID_FILES} invalid record(s) left out"
     assert app.sidebar.code[0].value.endswith("fixtures")
     picker = app.selectbox(key="game")
-    assert len(picker.options) == 69
+    assert len(picker.options) == _fixture_counts()[0]
     assert picker.options[0].startswith("four-player-s12-000000 · four-player · Alex & Charlie")
     assert _step_text(app).startswith("**Step 0 of 57** · bidding · spades not broken yet")
 
@@ -304,7 +304,7 @@ def test_a_valid_upload_opens_in_the_replay_page() -> None:
     assert at.title[0].value == "Replay"
     assert at.multiselect(key="f_variant").value == []
     assert at.selectbox(key="game").value.startswith(f"upload|{digest[:16]}|")
-    assert at.sidebar.markdown[0].value.startswith("**70** game(s)")
+    assert at.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** game(s)")
     text = _markdown(at)
     assert f"{md(HOSTILE_NAME, 60)} (seat 0)" in text
     assert "[click](" not in text
@@ -322,7 +322,7 @@ def test_the_validate_page_lists_the_invalid_records_of_the_loaded_data() -> Non
 def test_the_sidebar_upload_adds_games_to_every_page(app: AppTest) -> None:
     hostile = _hostile()
     _run(app.file_uploader(key="sidebar_upload").set_value(("e.json", hostile, "text/json")))
-    assert app.sidebar.markdown[0].value.startswith("**70** game(s)")
+    assert app.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** game(s)")
     _pick_game(app, "[evil](https://evil.example)")
     assert app.selectbox(key="view").options[1].startswith(f"Seat 0: {HOSTILE_NAME}'s view")
     assert HOSTILE_NAME in app.multiselect(key="f_player").options

@@ -25,6 +25,8 @@ from spades_replay.recorder import Recorder
 from spades_replay.simulate import roster, simulate_game
 from spades_replay.validate import validate_bytes
 
+from .conftest import FIXTURES
+
 FOUR = Variant.FOUR_PLAYER
 TWO = Variant.TWO_PLAYER
 NAMES4 = ["Alex", "Beth", "Charlie", "David"]
@@ -344,3 +346,38 @@ def test_simulate_refuses_bad_option_values(
     assert main([*arguments, "-o", str(tmp_path / "x.jsonl")]) == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "x.jsonl").exists()
+
+
+# -- the house-rules fixtures are played under their options -------------------------------------
+
+
+def test_the_four_player_house_rules_fixture_keeps_its_options() -> None:
+    record = spades_replay.load(FIXTURES / "four-player" / "house-rules.json")
+    rules = record.rules
+    assert (rules.blind_nil_allowed, rules.min_team_bid, rules.first_lead) == (
+        False,
+        5,
+        "two_of_clubs",
+    )
+    for hand in record.hands:
+        assert hand.plays[0] == "2C"
+        assert "blind_nil" not in hand.bids
+        for team in ((0, 2), (1, 3)):
+            pair = [hand.bids[seat] for seat in team]
+            assert pair == [0, 0] or sum(int(bid) for bid in pair) >= 5
+
+
+def test_the_two_player_house_rules_fixture_keeps_its_options() -> None:
+    record = spades_replay.load(FIXTURES / "two-player" / "house-rules.json")
+    assert record.rules.nil_allowed is False
+    assert all(0 not in hand.bids for hand in record.hands)
+    replayed = spades_replay.replay(record)
+    doubled = [
+        side
+        for hand in replayed.hands
+        if hand.scores is not None
+        for side in hand.scores
+        if side.made and side.contract >= 7
+    ]
+    assert doubled
+    assert all(side.contract_points == 20 * side.contract for side in doubled)

@@ -78,11 +78,37 @@ VALID: list[tuple[str, Variant, Rules, set[str], str]] = [
     ),
     ("mercy", TWO, Rules(lose_score=-200), {"mercy"}, "a mercy loss at -200 (lose_score)"),
     (
+        "house-rules",
+        TWO,
+        Rules(
+            nil_allowed=False,
+            blind_nil_min_deficit=100,
+            spades_must_be_broken=False,
+            double_contract_from=7,
+        ),
+        {"won", "double-contract"},
+        "format 1.1 house rules: no Nil, Blind Nil only 100 behind, spades led at any time, "
+        "contracts of 7 or more doubled",
+    ),
+    (
         "standard-game",
         FOUR,
         Rules(),
         {"won", "bag-penalty", "contract-set", "nil-made", "nil-failed"},
         "a complete partnership game to 500 with bag penalties, sets, Nil made and failed",
+    ),
+    (
+        "house-rules",
+        FOUR,
+        Rules(
+            blind_nil_allowed=False,
+            min_team_bid=5,
+            first_lead="two_of_clubs",
+            double_contract_from=10,
+        ),
+        {"won", "double-contract", "nil-made"},
+        "format 1.1 house rules: no Blind Nil, a team minimum of 5, the two of clubs leads, "
+        "10 for 200",
     ),
     (
         "blind-nil",
