@@ -19,20 +19,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from spades_replay.analysis import HandAnalysis, PlayAnalysis
+from spades_replay.engine.actions import Action, DeclareBlindNil, Draw, Exchange, PlaceBid, PlayCard
 from spades_replay.engine.cards import Card
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.setup import Exchange
-from spades_replay.engine.state import (
-    Action,
-    DeclareBlindNil,
-    Draw,
-    HandState,
-    Phase,
-    PlaceBid,
-    PlayCard,
-    drafted_cards,
-)
+from spades_replay.engine.state import HandState, Phase, drafted_cards
 from spades_replay.engine.tricks import trick_winner
 from spades_replay.replay import HandReplay, Replay, Step
 from spades_replay.text import card_label

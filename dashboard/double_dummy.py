@@ -15,8 +15,9 @@ from typing import cast
 import streamlit as st
 
 from spades_replay.analysis import HandAnalysis, PlayAnalysis
+from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.seats import Variant
-from spades_replay.engine.state import Phase, PlayCard
+from spades_replay.engine.state import Phase
 from spades_replay.replay import HandReplay, Replay
 
 from . import board, data

@@ -11,22 +11,17 @@ from __future__ import annotations
 import random
 from typing import Protocol
 
-from spades_replay.engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES, cards_of
+from spades_replay.engine.actions import Action, DeclareBlindNil, Draw, Exchange, PlaceBid, PlayCard
+from spades_replay.engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES, cards_of, rank_of, suit_of
 from spades_replay.engine.scoring import BLIND_NIL, NIL
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.setup import Exchange
 from spades_replay.engine.state import (
-    Action,
-    DeclareBlindNil,
-    Draw,
     HandState,
     Phase,
-    PlaceBid,
-    PlayCard,
     can_declare_blind_nil,
     exchange_sources,
     legal_bids,
-    legal_cards,
+    legal_plays,
 )
 from spades_replay.engine.tricks import beats, trick_winner
 
@@ -74,7 +69,7 @@ class RandomBot:
             if BLIND_NIL in bids and rng.random() >= self.blind_nil_rate:
                 bids = tuple(bid for bid in bids if bid != BLIND_NIL)
             return PlaceBid(seat, rng.choice(bids))
-        return PlayCard(seat, rng.choice(cards_of(legal_cards(state))))
+        return PlayCard(seat, rng.choice(cards_of(legal_plays(state))))
 
 
 def next_action(state: HandState, bots: list[Bot], rng: random.Random) -> Action:
@@ -91,8 +86,16 @@ def next_action(state: HandState, bots: list[Bot], rng: random.Random) -> Action
     return bots[seat].act(state, seat, rng)
 
 
+def closest_bid(options: tuple[int, ...], wanted: int) -> int:
+    """The legal number of tricks nearest to ``wanted`` (the higher of two as near), so a bot
+    keeps to house rules such as a team minimum: Nil and Blind Nil only when nothing else is
+    legal."""
+    numbers = [bid for bid in options if bid > 0] or list(options)
+    return min(numbers, key=lambda bid: (abs(bid - wanted), -bid))
+
+
 def _suit_cards(mask: int, suit: int) -> list[int]:
-    return [card for card in cards_of(mask) if card // 13 == suit]
+    return [card for card in cards_of(mask) if suit_of(card) == suit]
 
 
 def estimate_tricks(holding: int) -> float:
@@ -102,7 +105,7 @@ def estimate_tricks(holding: int) -> float:
     spades = _suit_cards(holding, SPADES)
     for suit in (CLUBS, DIAMONDS, HEARTS):
         cards = _suit_cards(holding, suit)
-        ranks = {card % 13 for card in cards}
+        ranks = {rank_of(card) for card in cards}
         if 12 in ranks:
             estimate += 1.0
         if 11 in ranks and len(cards) >= 2:
@@ -112,8 +115,8 @@ def estimate_tricks(holding: int) -> float:
         if len(cards) <= 1 and len(spades) >= 3:
             estimate += 0.6 if not cards else 0.3
     for card in spades:
-        if card % 13 >= 9:
-            estimate += 0.9 if card % 13 >= 11 else 0.6
+        if rank_of(card) >= 9:
+            estimate += 0.9 if rank_of(card) >= 11 else 0.6
     estimate += max(0, len(spades) - 4) * 0.8
     return estimate
 
@@ -121,9 +124,9 @@ def estimate_tricks(holding: int) -> float:
 def _nil_safe(holding: int) -> bool:
     """Whether a holding looks safe enough to bid Nil: no high spades, few high cards."""
     spades = _suit_cards(holding, SPADES)
-    if any(card % 13 >= 10 for card in spades) or len(spades) > 3:
+    if any(rank_of(card) >= 10 for card in spades) or len(spades) > 3:
         return False
-    high = sum(1 for card in cards_of(holding) if card % 13 >= 10)
+    high = sum(1 for card in cards_of(holding) if rank_of(card) >= 10)
     return high <= 2
 
 
@@ -159,10 +162,10 @@ class HeuristicBot:
             plan = rng.random() < self.nil_rate * 0.12
             self._nil_plan = (id(state.deck), seat) if plan else None
         top = state.deck[2 * len(state.draft)]
-        rank = top % 13
+        rank = rank_of(top)
         if state.bids[seat] == BLIND_NIL or self._planning_nil(state, seat):
-            keep = top // 13 != SPADES and rank <= 6
-        elif top // 13 == SPADES:
+            keep = suit_of(top) != SPADES and rank <= 6
+        elif suit_of(top) == SPADES:
             keep = rank >= 5 or rng.random() < 0.4
         else:
             keep = rank >= 10 or (rank >= 7 and rng.random() < 0.3)
@@ -172,8 +175,10 @@ class HeuristicBot:
         give, take = exchange_sources(state)
         size = min(state.rules.blind_nil_exchange, 13)
         # give away the most dangerous cards: high spades first, then high cards
-        danger = sorted(cards_of(give), key=lambda c: (c // 13 == SPADES, c % 13), reverse=True)
-        safe = sorted(cards_of(take), key=lambda c: (c // 13 == SPADES, c % 13))
+        danger = sorted(
+            cards_of(give), key=lambda c: (suit_of(c) == SPADES, rank_of(c)), reverse=True
+        )
+        safe = sorted(cards_of(take), key=lambda c: (suit_of(c) == SPADES, rank_of(c)))
         size = min(size, len(danger), len(safe))
         return Exchange(seat, tuple(sorted(danger[:size])), tuple(sorted(safe[:size])))
 
@@ -193,13 +198,14 @@ class HeuristicBot:
             estimate += 0.8
         planned = self._planning_nil(state, seat)
         if (
-            (estimate < base + 1.8 or planned)
+            NIL in options
+            and (estimate < base + 1.8 or planned)
             and _nil_safe(holding)
             and double_nil
             and rng.random() < self.nil_rate
         ):
             return PlaceBid(seat, NIL)
-        return PlaceBid(seat, max(1, min(13, round(estimate))))
+        return PlaceBid(seat, closest_bid(options, max(1, min(13, round(estimate)))))
 
     # -- card play ----------------------------------------------------------------------
 
@@ -212,7 +218,7 @@ class HeuristicBot:
         return max(0, contract - won)
 
     def _play(self, state: HandState, seat: Seat) -> PlayCard:
-        legal = cards_of(legal_cards(state))
+        legal = cards_of(legal_plays(state))
         my_bid = state.bids[seat]
         nil = my_bid is not None and my_bid <= 0 and state.tricks_won[seat] == 0
         if not state.trick:
@@ -235,7 +241,7 @@ class HeuristicBot:
         need = self._side_need(state, seat)
         if need > 0 and winners and not (partner_winning and not partner_nil):
             cheapest = min(winners, key=_play_value)
-            if last or cheapest % 13 >= 10 or cheapest // 13 == SPADES:
+            if last or rank_of(cheapest) >= 10 or suit_of(cheapest) == SPADES:
                 return PlayCard(seat, cheapest)
             return PlayCard(seat, max(winners, key=_play_value))
         if losers:
@@ -248,14 +254,14 @@ class HeuristicBot:
         if nil:
             return min(legal, key=_play_value)
         need = self._side_need(state, seat)
-        aces = [card for card in legal if card % 13 == 12 and card // 13 != SPADES]
+        aces = [card for card in legal if rank_of(card) == 12 and suit_of(card) != SPADES]
         if need > 0 and aces:
             return aces[0]
-        if need > 0 and any(card // 13 == SPADES for card in legal):
-            spades = [card for card in legal if card // 13 == SPADES]
-            if max(spades) % 13 >= 11:
+        if need > 0 and any(suit_of(card) == SPADES for card in legal):
+            spades = [card for card in legal if suit_of(card) == SPADES]
+            if rank_of(max(spades)) >= 11:
                 return max(spades)
-        non_spades = [card for card in legal if card // 13 != SPADES] or list(legal)
+        non_spades = [card for card in legal if suit_of(card) != SPADES] or list(legal)
         return min(non_spades, key=_play_value)
 
     def act(self, state: HandState, seat: Seat, rng: random.Random) -> Action:
@@ -271,7 +277,7 @@ class HeuristicBot:
 
 def _play_value(card: int) -> tuple[bool, int]:
     """How costly a card is to give up: spades above everything, then by rank."""
-    return card // 13 == SPADES, card % 13
+    return suit_of(card) == SPADES, rank_of(card)
 
 
 BOTS: dict[str, type[RandomBot] | type[HeuristicBot]] = {

@@ -1,19 +1,20 @@
 """The one place where record types (pydantic models, card strings) meet engine types (ints).
 
-Record to engine: :func:`variant_of`, :func:`rules_of`, :func:`hand_actions_of`. Engine to
-record: :func:`rules_model`, :func:`bid_value`, :func:`card_names`, used by writers.
+Record to engine: :func:`variant_of`, :func:`rules_of`, :func:`hand_actions_of`,
+:func:`cards_named`. Engine to record: :func:`rules_model`, :func:`bid_value`,
+:func:`card_names`, used by writers.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from spades_replay.engine.actions import Exchange
 from spades_replay.engine.cards import CARD_BY_NAME, CARD_NAMES, Card
 from spades_replay.engine.game import HandActions
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid
 from spades_replay.engine.seats import Variant
-from spades_replay.engine.setup import Exchange
 from spades_replay.record import models
 
 RULE_FIELDS = tuple(models.Rules.model_fields)
@@ -38,18 +39,14 @@ def rules_model(rules: Rules) -> models.Rules:
     return models.Rules(**{name: getattr(rules, name) for name in RULE_FIELDS})
 
 
-def bid_of(value: int | str) -> Bid:
-    """The engine's bid for a record's bid (``"blind_nil"`` or 0..13)."""
-    return BLIND_NIL if value == BLIND_NIL_TEXT else int(value)
-
-
 def bid_value(bid: Bid) -> int | str:
     """The record's bid for an engine bid."""
     return BLIND_NIL_TEXT if bid == BLIND_NIL else bid
 
 
-def cards_of(names: Iterable[str]) -> tuple[Card, ...]:
-    """Engine cards for card names the record layer has already checked."""
+def cards_named(names: Iterable[str]) -> tuple[Card, ...]:
+    """Engine cards for card names the record layer has already checked (the inverse of
+    :func:`card_names`; :func:`spades_replay.engine.cards.cards_of` reads a bitmask)."""
     return tuple(map(CARD_BY_NAME.__getitem__, names))
 
 
@@ -60,7 +57,8 @@ def card_names(cards: Iterable[Card]) -> tuple[str, ...]:
 
 def _exchanges(hand: models.AnyHand) -> tuple[Exchange, ...]:
     return tuple(
-        Exchange(entry.seat, cards_of(entry.out), cards_of(entry.in_)) for entry in hand.exchanges
+        Exchange(entry.seat, cards_named(entry.out), cards_named(entry.in_))
+        for entry in hand.exchanges
     )
 
 

@@ -1,10 +1,10 @@
 """Error codes and the two error families, shared by every layer.
 
 Every problem the toolkit reports has a stable :class:`Code`. Codes are grouped by family:
-``format.*`` (the bytes do not make a format 1.0 record; found before any rule is applied) and
-the rules families (``deck.*``, ``deal.*``, ``exchange.*``, ``play.*``, ``hand.*``, ``game.*``,
-``claim.*``: the record is well-formed but breaks RULES.md or claims a result the rules do not
-give). ``docs/errors.md`` documents each one; a test keeps the two in step.
+``format.*`` (the bytes do not make a record of format 1.0 or 1.1; found before any rule is
+applied) and the rules families (``deck.*``, ``deal.*``, ``exchange.*``, ``play.*``, ``hand.*``,
+``game.*``, ``claim.*``: the record is well-formed but breaks the rules or claims a result the
+rules do not give). ``docs/errors.md`` documents each one; a test keeps the two in step.
 
 A :class:`Problem` is plain data: the code, a message that quotes the input, the place as a JSON
 Pointer and in the game's own words, the rule broken and what would have been legal.
@@ -26,6 +26,7 @@ class Family(enum.StrEnum):
     RULES = "rules"
     ACTION = "action"
     IO = "io"
+    MIGRATE = "migrate"
 
 
 class Code(enum.StrEnum):
@@ -41,6 +42,7 @@ class Code(enum.StrEnum):
     FORMAT_NOT_OBJECT = "format.not-object"
     FORMAT_NOT_A_RECORD = "format.not-a-record"
     FORMAT_VERSION = "format.version"
+    FORMAT_OPTION_VERSION = "format.option-version"
     FORMAT_VARIANT = "format.variant"
     FORMAT_MISSING_KEY = "format.missing-key"
     FORMAT_UNKNOWN_KEY = "format.unknown-key"
@@ -64,10 +66,16 @@ class Code(enum.StrEnum):
     EXCHANGE_NOT_HELD = "exchange.not-held"
     EXCHANGE_NOT_IN_PILE = "exchange.not-in-pile"
     EXCHANGE_PARTNER_NOT_HELD = "exchange.partner-not-held"
+    # rules: bidding (the options of format 1.1)
+    BID_NIL_NOT_ALLOWED = "bid.nil-not-allowed"
+    BID_BLIND_NIL_NOT_ALLOWED = "bid.blind-nil-not-allowed"
+    BID_BLIND_NIL_DEFICIT = "bid.blind-nil-deficit"
+    BID_MIN_TEAM_BID = "bid.min-team-bid"
     # rules: play
     PLAY_NOT_HELD = "play.not-held"
     PLAY_REVOKE = "play.revoke"
     PLAY_SPADES_NOT_BROKEN = "play.spades-not-broken"
+    PLAY_FIRST_LEAD = "play.first-lead"
     # rules: the shape of the game
     HAND_UNFINISHED = "hand.unfinished"
     GAME_OVER = "game.over"
@@ -84,6 +92,8 @@ class Code(enum.StrEnum):
     ACTION_OUT_OF_TURN = "action.out-of-turn"
     ACTION_WRONG_PHASE = "action.wrong-phase"
     ACTION_BAD_BID = "action.bad-bid"
+    # writing a record in an older format version (migrate); reading never finds these
+    MIGRATE_OPTION_LOST = "migrate.option-lost"
 
     @property
     def family(self) -> Family:
@@ -95,6 +105,8 @@ class Code(enum.StrEnum):
             return Family.IO
         if head == "action":
             return Family.ACTION
+        if head == "migrate":
+            return Family.MIGRATE
         return Family.RULES
 
 
@@ -177,7 +189,7 @@ class RecordError(SpadesReplayError):
 
 
 class FormatError(RecordError):
-    """The bytes are not a format 1.0 record (JSON, schema, version)."""
+    """The bytes are not a record of a format version this reader reads (JSON, schema, version)."""
 
 
 class RulesError(RecordError):

@@ -17,6 +17,7 @@ EVENTS = {
     "both-partners-nil": "both partners bid Nil or Blind Nil in one hand (four-player)",
     "exchange": "a Blind Nil bidder exchanged cards",
     "contract-set": "a side took fewer tricks than its contract",
+    "double-contract": "a side made a contract of double_contract_from tricks or more (20 a trick)",
     "bag-penalty": "a side's bags reached the limit and cost it points",
     "both-past-target": "the game ended with both sides at or above the target",
     "tie-plays-on": "the scores were tied when the game would have ended: another hand",
@@ -44,6 +45,9 @@ def game_events(replay: Replay) -> frozenset[str]:
                 found.add("both-partners-nil")
             if side.made is False:
                 found.add("contract-set")
+            double = rules.double_contract_from
+            if side.made and double is not None and side.contract >= double:
+                found.add("double-contract")
             if side.bag_penalties:
                 found.add("bag-penalty")
         scores = (hand.scores[0].score, hand.scores[1].score)

@@ -5,7 +5,7 @@ deck (two-player) or the deal (four-player), and reports every action as it happ
 action is checked against the rules first: an illegal one raises
 :class:`~spades_replay.errors.RulesError` (with the rule and what was legal) and changes
 nothing. At any point the recorder says whose turn it is and what is legal. When the game is
-over (or whenever the producer stops), :meth:`Recorder.record` gives a format 1.0 record with
+over (or whenever the producer stops), :meth:`Recorder.record` gives a format 1.1 record with
 every claim filled in, and :meth:`Recorder.append_to` adds it to a ``.jsonl`` corpus.
 
 >>> rec = Recorder("two-player", ["Megan", "Drew"], game_id="demo")
@@ -27,25 +27,29 @@ from pathlib import Path
 from typing import Any
 
 from spades_replay.convert import bid_value, card_names, rules_model
-from spades_replay.engine.actions import IllegalActionError
-from spades_replay.engine.cards import CARD_BY_NAME, CARD_NAMES, Card, cards_of
-from spades_replay.engine.rules import Rules
-from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore, end_reason, score_hand
-from spades_replay.engine.seats import Seat, Side, Variant
-from spades_replay.engine.setup import Exchange, check_deal, check_deck
-from spades_replay.engine.state import (
+from spades_replay.engine.actions import (
     Action,
     DeclareBlindNil,
     Draw,
-    HandState,
-    Phase,
+    Exchange,
+    IllegalActionError,
     PlaceBid,
     PlayCard,
+)
+from spades_replay.engine.cards import CARD_BY_NAME, CARD_NAMES, Card, cards_of
+from spades_replay.engine.game import Progress
+from spades_replay.engine.rules import Rules
+from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
+from spades_replay.engine.seats import Seat, Side, Variant
+from spades_replay.engine.setup import check_deal, check_deck
+from spades_replay.engine.state import (
+    HandState,
+    Phase,
     apply,
     can_declare_blind_nil,
     exchange_sources,
     legal_bids,
-    legal_cards,
+    legal_plays,
     start_four_player,
     start_two_player,
 )
@@ -122,39 +126,34 @@ class Recorder:
         self.game_id = game_id
         self.meta = dict(meta or {})
         self._hands: list[_Hand] = []
-        self._scores: tuple[int, int] = (0, 0)
-        self._bags: tuple[int, int] = (0, 0)
-        self._winner: Side | None = None
+        self._progress = Progress(self.variant, self.rules, first_dealer)
 
     # -- the game ---------------------------------------------------------------------
 
     @property
     def scores(self) -> tuple[int, int]:
         """Each side's running score after the last finished hand."""
-        return self._scores
+        return self._progress.scores
 
     @property
     def bags(self) -> tuple[int, int]:
         """Each side's running bag count after the last finished hand."""
-        return self._bags
+        return self._progress.bags
 
     @property
     def game_over(self) -> bool:
         """Whether a side has won."""
-        return self._winner is not None
+        return self._progress.over
 
     @property
     def winner(self) -> Side | None:
         """The side that won, once the game is over."""
-        return self._winner
+        return self._progress.winner
 
     @property
     def hands_started(self) -> int:
         """How many hands have been started."""
         return len(self._hands)
-
-    def _next_dealer(self) -> Seat:
-        return (self.first_dealer + len(self._hands)) % self.variant.seat_count
 
     def start_hand(
         self,
@@ -164,11 +163,12 @@ class Recorder:
     ) -> HandState:
         """Start the next hand: two-player with the shuffled ``deck`` (top card first),
         four-player with the ``deal`` (13 cards per seat)."""
-        if self._winner is not None:
+        if self._progress.over:
             raise RecorderError("the game is over: no more hands")
         if self._hands and self._hands[-1].state.phase is not Phase.DONE:
             raise RecorderError("the current hand is not finished")
-        dealer = self._next_dealer()
+        dealer = self._progress.dealer()
+        scores = self._progress.scores
         try:
             if self.variant is Variant.TWO_PLAYER:
                 if deck is None or deal is not None:
@@ -177,7 +177,9 @@ class Recorder:
                 if len(cards) != 52:
                     raise RecorderError(f"a deck holds 52 cards, got {len(cards)}")
                 check_deck(cards)
-                hand = _Hand(dealer, start_two_player(self.rules, dealer, cards), deck=cards)
+                hand = _Hand(
+                    dealer, start_two_player(self.rules, dealer, cards, scores), deck=cards
+                )
             else:
                 if deal is None or deck is not None:
                     raise RecorderError("a four-player hand starts from a deal (deal=...)")
@@ -185,7 +187,9 @@ class Recorder:
                 if len(seats) != 4 or any(len(cards) != 13 for cards in seats):
                     raise RecorderError("a deal gives 13 cards to each of 4 seats")
                 holdings = check_deal(seats)
-                hand = _Hand(dealer, start_four_player(self.rules, dealer, holdings), deal=seats)
+                hand = _Hand(
+                    dealer, start_four_player(self.rules, dealer, holdings, scores), deal=seats
+                )
         except IllegalActionError as error:
             raise self._error(error) from None
         self._hands.append(hand)
@@ -215,7 +219,7 @@ class Recorder:
 
     def legal_plays(self) -> tuple[str, ...]:
         """The cards the seat to play may play now (empty outside the play)."""
-        return card_names(cards_of(legal_cards(self.state)))
+        return card_names(cards_of(legal_plays(self.state)))
 
     def legal_bids(self) -> tuple[int | str, ...]:
         """The bids the seat to bid may make now (empty outside the bidding)."""
@@ -243,7 +247,9 @@ class Recorder:
         seat = error.seat
         name = self.players[seat]["name"] if seat is not None else None
         place = f"hand {len(self._hands) or 1}"
-        if seat is not None:
+        if seat is not None and error.at[:1] == ("bids",):
+            place += f", bid of seat {seat} ({name})"
+        elif seat is not None:
             place += f" (seat {seat}, {name})"
         return RulesError(
             (
@@ -278,14 +284,7 @@ class Recorder:
 
     def _finish(self, hand: _Hand) -> None:
         bids = tuple(bid if bid is not None else 0 for bid in hand.state.bids)
-        hand.scores = score_hand(
-            self.variant, self.rules, bids, hand.state.tricks_won, self._scores, self._bags
-        )
-        first, second = hand.scores
-        self._scores = (first.score, second.score)
-        self._bags = (first.bags, second.bags)
-        if end_reason(self.rules, self._scores) is not None:
-            self._winner = 0 if self._scores[0] > self._scores[1] else 1
+        self._progress, hand.scores = self._progress.after_hand(bids, hand.state.tricks_won)
 
     def declare_blind_nil(self, seat: Seat) -> None:
         """Two-player: ``seat`` declares Blind Nil before her first draft turn."""
@@ -349,7 +348,8 @@ class Recorder:
         )
 
     def record(self) -> models.AnyRecord:
-        """The game so far as a format 1.0 record, claims filled in.
+        """The game so far as a record of the current format (1.1), every option of its rules
+        written out and claims filled in.
 
         A hand still in its draft, bidding or exchanges is left out (a record can only stop
         during card play); a hand in play is kept as the unfinished last hand.
@@ -368,8 +368,9 @@ class Recorder:
             data["game_id"] = self.game_id
         if self.meta:
             data["meta"] = self.meta
-        if self._winner is not None:
-            data["result"] = {"winner": self._winner, "scores": list(self._scores)}
+        progress = self._progress
+        if progress.winner is not None:
+            data["result"] = {"winner": progress.winner, "scores": list(progress.scores)}
         return models.RECORD_ADAPTER.validate_python(data)
 
     def append_to(self, path: str | os.PathLike[str]) -> None:

@@ -15,20 +15,13 @@ from typing import Any
 import orjson
 
 from spades_replay.convert import bid_value, hand_actions_of, rules_of, variant_of
-from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.actions import Action, IllegalActionError
 from spades_replay.engine.cards import CARD_NAMES, cards_of
 from spades_replay.engine.game import HandActions, HandError, HandOutcome, iter_hands
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import SideScore
 from spades_replay.engine.seats import Seat, Side, Variant
-from spades_replay.engine.state import (
-    Action,
-    HandState,
-    apply,
-    hand_actions,
-    start_four_player,
-    start_two_player,
-)
+from spades_replay.engine.state import HandState, drive_hand, start_four_player, start_two_player
 from spades_replay.errors import Code, Problem, RulesError
 from spades_replay.record import models
 from spades_replay.record.problems import json_pointer
@@ -93,21 +86,16 @@ class HandReplay:
         outcome = self.outcome
         if self.variant is Variant.TWO_PLAYER:
             assert self.actions.deck is not None
-            state = start_two_player(self.rules, outcome.dealer, self.actions.deck)
+            state = start_two_player(
+                self.rules, outcome.dealer, self.actions.deck, outcome.scores_before
+            )
         else:
-            state = start_four_player(self.rules, outcome.dealer, outcome.dealt)
+            state = start_four_player(
+                self.rules, outcome.dealer, outcome.dealt, outcome.scores_before
+            )
         steps = [Step(self.number, 0, state, None)]
-        sequence = hand_actions(
-            self.variant,
-            outcome.dealer,
-            self.actions.bids,
-            self.actions.plays,
-            self.actions.exchanges,
-            self.actions.draft or "",
-        )
-        for index, action in enumerate(sequence, start=1):
-            state = apply(state, action)
-            steps.append(Step(self.number, index, state, action))
+        for index, (action, after) in enumerate(drive_hand(state, self.actions), start=1):
+            steps.append(Step(self.number, index, after, action))
         return tuple(steps)
 
     def to_dict(self) -> dict[str, Any]:
@@ -280,6 +268,8 @@ def place_of(
         words += f", trick {error.trick}, card {error.position}{who}"
     elif at[:1] == ("exchanges",) and len(at) > 1:
         words += f", exchange {int(at[1]) + 1}{who}"
+    elif at[:1] == ("bids",) and error.seat is not None:
+        words += f", bid of seat {error.seat} ({players[error.seat].name})"
     elif at[:1] == ("deck",) and len(at) > 1:
         words += f", deck card {int(at[1]) + 1}"
     elif at[:1] == ("deal",) and len(at) > 2:

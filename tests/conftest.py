@@ -9,6 +9,12 @@ from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "tests" / "conformance"
+CONFORMANCE_1_1 = ROOT / "tests" / "conformance-1.1"
+SHARED = next(
+    (folder / "shared" for folder in ROOT.parents if (folder / "shared" / "conformance").is_dir()),
+    ROOT.parent / "shared",
+)
+"""The shared originals of the conformance sets, where they sit beside this checkout."""
 FIXTURES = ROOT / "fixtures"
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])

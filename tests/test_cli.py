@@ -14,7 +14,7 @@ import pytest
 from spades_replay.cli import main
 from spades_replay.record.schema import schema_bytes
 
-from .conftest import CONFORMANCE
+from .conftest import CONFORMANCE, ROOT
 
 VALID = CONFORMANCE / "valid"
 INVALID = CONFORMANCE / "invalid"
@@ -154,6 +154,8 @@ def test_schema_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     target = tmp_path / "schema.json"
     assert main(["schema", "-o", str(target)]) == 0
     assert target.read_bytes() == schema_bytes()
+    assert main(["schema", "--format-version", "1.0", "-o", str(target)]) == 0
+    assert target.read_bytes() == (ROOT / "schema" / "spades-replay-1.0.schema.json").read_bytes()
 
 
 def test_names_cannot_inject_terminal_controls(

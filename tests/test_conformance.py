@@ -15,7 +15,7 @@ import spades_replay
 from spades_replay.errors import Code, FormatError
 from spades_replay.validate import validate_bytes
 
-from .conftest import CONFORMANCE, ROOT
+from .conftest import CONFORMANCE, SHARED
 
 VALID = sorted((CONFORMANCE / "valid").glob("*.json"))
 INVALID = sorted(p for p in (CONFORMANCE / "invalid").glob("*.json") if p.name != "EXPECTED.json")
@@ -94,13 +94,13 @@ def test_reference_messages_match_where_the_reference_is_specific() -> None:
     assert revoke.problems[0].place == "hand 2, trick 1, card 2 (seat 1, Beth)"
 
 
-SHARED = ROOT.parent / "shared" / "conformance"
-
-
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/conformance is not beside this checkout")
+@pytest.mark.skipif(
+    not (SHARED / "conformance").is_dir(), reason="the shared conformance set is not beside this"
+)
 def test_the_copy_matches_the_shared_set() -> None:
-    """tests/conformance is a copy of ../shared/conformance; this fails when they drift."""
-    shared = {p.relative_to(SHARED): p.read_bytes() for p in SHARED.rglob("*") if p.is_file()}
+    """tests/conformance is a copy of the shared conformance set; this fails when they drift."""
+    original = SHARED / "conformance"
+    shared = {p.relative_to(original): p.read_bytes() for p in original.rglob("*") if p.is_file()}
     copy = {
         p.relative_to(CONFORMANCE): p.read_bytes() for p in CONFORMANCE.rglob("*") if p.is_file()
     }

@@ -23,7 +23,7 @@ from streamlit.testing.v1 import AppTest
 
 import spades_replay
 from spades_replay.analysis import Solver, analyze_hand, position_before
-from spades_replay.engine.state import PlayCard
+from spades_replay.engine.actions import PlayCard
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.double_dummy import hands_of, with_analysis
@@ -108,6 +108,11 @@ def _fixture_counts() -> tuple[int, int]:
     return len(valid), complete
 
 
+INVALID_FILES = len(list((FIXTURES / "invalid").glob("*.json")))
+"""The invalid records the dashboard finds under fixtures/ (one file each; EXPECTED.json, not
+a record, is one of them)."""
+
+
 def _line(path: str, line: int) -> bytes:
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rb") as stream:
@@ -118,10 +123,10 @@ def test_opens_on_the_fixtures_and_reports_the_invalid_ones(app: AppTest) -> Non
     assert app.title[0].value == "Replay"
     games, hands = _fixture_counts()
     assert app.sidebar.markdown[0].value == f"**{games}** game(s), **{hands}** complete hand(s)"
-    assert app.sidebar.warning[0].value == "41 invalid record(s) left out"
+    assert app.sidebar.warning[0].value == f"{INVALID_FILES} invalid record(s) left out"
     assert app.sidebar.code[0].value.endswith("fixtures")
     picker = app.selectbox(key="game")
-    assert len(picker.options) == 69
+    assert len(picker.options) == _fixture_counts()[0]
     assert picker.options[0].startswith("four-player-s12-000000 · four-player · Alex & Charlie")
     assert _step_text(app).startswith("**Step 0 of 57** · bidding · spades not broken yet")
 
@@ -216,7 +221,7 @@ def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
     at = _app("stats")
     assert at.title[0].value == "Corpus stats"
     collection = StatsCollection([FIXTURES])
-    assert len(list(collection)) == 41
+    assert len(list(collection)) == INVALID_FILES
     games = collection.tables().games
     assert [metric.value for metric in at.metric][:2] == [
         str(games.height),
@@ -299,7 +304,7 @@ def test_a_valid_upload_opens_in_the_replay_page() -> None:
     assert at.title[0].value == "Replay"
     assert at.multiselect(key="f_variant").value == []
     assert at.selectbox(key="game").value.startswith(f"upload|{digest[:16]}|")
-    assert at.sidebar.markdown[0].value.startswith("**70** game(s)")
+    assert at.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** game(s)")
     text = _markdown(at)
     assert f"{md(HOSTILE_NAME, 60)} (seat 0)" in text
     assert "[click](" not in text
@@ -308,15 +313,16 @@ def test_a_valid_upload_opens_in_the_replay_page() -> None:
 
 def test_the_validate_page_lists_the_invalid_records_of_the_loaded_data() -> None:
     at = _app("validate")
-    assert "**41** of 110 record(s) are invalid" in _markdown(at)
+    games, _ = _fixture_counts()
+    assert f"**{INVALID_FILES}** of {games + INVALID_FILES} record(s) are invalid" in _markdown(at)
     assert len(at.main.error) == 20
-    assert _table(at, "pointer").shape[0] >= 41
+    assert _table(at, "pointer").shape[0] >= INVALID_FILES
 
 
 def test_the_sidebar_upload_adds_games_to_every_page(app: AppTest) -> None:
     hostile = _hostile()
     _run(app.file_uploader(key="sidebar_upload").set_value(("e.json", hostile, "text/json")))
-    assert app.sidebar.markdown[0].value.startswith("**70** game(s)")
+    assert app.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** game(s)")
     _pick_game(app, "[evil](https://evil.example)")
     assert app.selectbox(key="view").options[1].startswith(f"Seat 0: {HOSTILE_NAME}'s view")
     assert HOSTILE_NAME in app.multiselect(key="f_player").options

@@ -262,7 +262,7 @@ def test_validate_shows_a_bad_uploads_error_and_opens_a_good_one(
     page = browser.open(server)
     page.get_by_role("link", name="See them on the Validate page").click()
     expect(page.get_by_role("heading", name="Validate")).to_be_visible()
-    expect(page.get_by_text(re.compile(r"41 of 111 record\(s\) are invalid"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"47 of 119 record\(s\) are invalid"))).to_be_visible()
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Records to check")
     upload = uploader.locator('input[type="file"]')
     upload.set_input_files(

@@ -31,8 +31,9 @@ from spades_replay.analysis import (
     position_before,
 )
 from spades_replay.cli import dashboard_cmd, main
+from spades_replay.engine.actions import Draw, Exchange, PlayCard
 from spades_replay.engine.cards import parse_card
-from spades_replay.engine.state import Draw, Exchange, Phase, PlayCard
+from spades_replay.engine.state import Phase
 from spades_replay.limits import Limits
 from spades_replay.replay import Replay
 from spades_replay.text import card_label
@@ -317,13 +318,13 @@ def test_filters_keep_the_games_of_a_variant_rules_and_players() -> None:
     two = selection.apply(tables, seats, selection.Filters(variants=("two-player",)))
     assert set(two.games.get_column("variant")) == {"two-player"}
     assert set(two.seat_hands.get_column("variant")) == {"two-player"}
-    assert two.games.height == 7
+    assert two.games.height == 8
     mercy = selection.Filters(rules=("lose_score=-200",))
     assert selection.apply(tables, seats, mercy).games.height == 2
     alex = seats.filter(pl.col("player") == "Alex").item(0, "player_key")
     only = selection.apply(tables, seats, selection.Filters(players=(alex,)))
     assert set(only.games.get_column("variant")) == {"four-player"}
-    assert only.games.height == 8  # unfinished games too: she sat in them
+    assert only.games.height == 9  # unfinished games too: she sat in them
     assert set(only.side_hands.get_column("game")) <= set(only.games.get_column("game"))
 
 

@@ -38,3 +38,11 @@ def test_every_local_link_in_the_docs_resolves() -> None:
             if target.startswith(("http://", "https://")):
                 continue
             assert (page.parent / target).exists(), f"{page.name}: {target}"
+
+
+@pytest.mark.parametrize("page", ["rules.md", "format.md", "cli.md", "errors.md"])
+def test_the_rule_book_and_the_format_stand_alone(page: str) -> None:
+    """The project's own pages are its rule book and format: they point to nothing outside."""
+    text = (ROOT / "docs" / page).read_text()
+    for outside in ("brief", "RULES.md", "FORMAT-v1", "issue "):
+        assert outside not in text, f"{page} mentions {outside!r}"

@@ -34,6 +34,7 @@ SHOWS = {
     "two-player/tie-plays-on.json": {"tie-plays-on", "won"},
     "two-player/mercy.json": {"mercy"},
     "two-player/unfinished.json": {"unfinished"},
+    "two-player/house-rules.json": {"won", "double-contract"},
     "four-player/standard-game.json": {
         "won",
         "bag-penalty",
@@ -48,6 +49,7 @@ SHOWS = {
     "four-player/mercy.json": {"mercy"},
     "four-player/pooled-nil.json": {"nil-failed", "bag-penalty"},
     "four-player/unfinished.json": {"unfinished"},
+    "four-player/house-rules.json": {"won", "double-contract", "nil-made"},
 }
 EVERY_SCORING_EVENT = {
     "nil-made",

@@ -20,19 +20,13 @@ from hypothesis import strategies as st
 
 from spades_replay import replay
 from spades_replay.cli import main
+from spades_replay.engine.actions import Action, PlaceBid, PlayCard
 from spades_replay.engine.cards import NON_SPADES_MASK, cards_of
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, SideScore
 from spades_replay.engine.seats import Seat
 from spades_replay.engine.setup import Exchange
-from spades_replay.engine.state import (
-    Action,
-    HandState,
-    Phase,
-    PlaceBid,
-    PlayCard,
-    legal_cards,
-)
+from spades_replay.engine.state import HandState, Phase, legal_plays
 from spades_replay.interop.openspiel import (
     DEFAULT_SETTINGS,
     FIRST_DEALER,
@@ -84,7 +78,7 @@ class OpenSpielBot:
             if self.blind_nil:
                 return PlaceBid(seat, BLIND_NIL)
             return PlaceBid(seat, 7 if self.bid_high else rng.choice((0, 1, 2, 3, 3, 4, 4)))
-        legal = legal_cards(state)
+        legal = legal_plays(state)
         if not state.trick and state.holdings[seat] & NON_SPADES_MASK:
             legal &= NON_SPADES_MASK
         return PlayCard(seat, rng.choice(cards_of(legal)))

@@ -1,5 +1,6 @@
-"""Property tests: random legal games, played through the engine one action at a time,
-round-trip through the record format and replay identically."""
+"""Property tests: random legal games, played through the engine one action at a time under
+random house rules (every option of format 1.1 included), round-trip through the record format
+and replay identically."""
 
 from __future__ import annotations
 
@@ -24,6 +25,13 @@ rules_strategy = st.builds(
     failed_nil_tricks_count_as_bags=st.booleans(),
     failed_nil_tricks_help_partner=st.booleans(),
     lose_score=st.sampled_from([None, -100, -300]),
+    nil_allowed=st.booleans(),
+    blind_nil_allowed=st.booleans(),
+    blind_nil_min_deficit=st.sampled_from([None, 0, 50, 200]),
+    min_team_bid=st.sampled_from([0, 4, 9, 13]),
+    first_lead=st.sampled_from(["left_of_dealer", "two_of_clubs"]),
+    spades_must_be_broken=st.booleans(),
+    double_contract_from=st.sampled_from([None, 5, 10]),
 )
 
 

@@ -143,7 +143,7 @@ FORMAT_ERRORS = [
     # (path, change, code, pointer)
     (TWO, setter("/format", "spades"), Code.FORMAT_NOT_A_RECORD, "/format"),
     (TWO, deleter("/format"), Code.FORMAT_NOT_A_RECORD, "/format"),
-    (TWO, setter("/version", "1.1"), Code.FORMAT_VERSION, "/version"),
+    (TWO, setter("/version", "1.2"), Code.FORMAT_VERSION, "/version"),
     (TWO, setter("/version", "2.0"), Code.FORMAT_VERSION, "/version"),
     (TWO, setter("/version", "1"), Code.FORMAT_VERSION, "/version"),
     (TWO, setter("/version", 1.0), Code.FORMAT_VERSION, "/version"),

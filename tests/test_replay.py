@@ -13,7 +13,8 @@ import orjson
 import pytest
 
 import spades_replay
-from spades_replay.engine.state import Phase, PlayCard
+from spades_replay.engine.actions import PlayCard
+from spades_replay.engine.state import Phase
 from spades_replay.errors import Code
 from spades_replay.record.io import from_data
 from spades_replay.replay import check

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from spades_replay.engine.actions import IllegalActionError
-from spades_replay.engine.cards import DECK, FULL_DECK_MASK, count, mask_of, names_of, parse_card
+from spades_replay.engine.actions import Exchange, IllegalActionError
+from spades_replay.engine.cards import DECK, FULL_DECK_MASK, mask_of, names_of, parse_card
 from spades_replay.engine.setup import (
     DraftOutcome,
-    Exchange,
     check_deal,
     check_deck,
     draft_hands,
@@ -33,8 +32,8 @@ def test_draft_keep_and_discard() -> None:
     draft = draft_hands(DECK, "KD" * 13, first=0)
     assert names_of(draft.holdings[0]).split()[:2] == ["2C", "6C"]
     assert names_of(draft.holdings[1]).split()[:2] == ["5C", "9C"]
-    assert count(draft.holdings[0]) == count(draft.holdings[1]) == 13
-    assert count(draft.discard) == 26
+    assert draft.holdings[0].bit_count() == draft.holdings[1].bit_count() == 13
+    assert draft.discard.bit_count() == 26
     assert draft.holdings[0] | draft.holdings[1] | draft.discard == FULL_DECK_MASK
 
 

@@ -21,6 +21,8 @@ from typing import Any
 import orjson
 
 from spades_replay.bots import next_action
+from spades_replay.engine.actions import PlayCard
+from spades_replay.engine.bidding import bidding_order
 from spades_replay.engine.cards import (
     CARD_BY_NAME,
     CARD_NAMES,
@@ -31,7 +33,7 @@ from spades_replay.engine.cards import (
 )
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
-from spades_replay.engine.state import Phase, PlayCard
+from spades_replay.engine.state import Phase
 from spades_replay.events import game_events
 from spades_replay.record.io import dump, dumps, from_data, readable_json, to_data
 from spades_replay.recorder import Recorder
@@ -76,11 +78,37 @@ VALID: list[tuple[str, Variant, Rules, set[str], str]] = [
     ),
     ("mercy", TWO, Rules(lose_score=-200), {"mercy"}, "a mercy loss at -200 (lose_score)"),
     (
+        "house-rules",
+        TWO,
+        Rules(
+            nil_allowed=False,
+            blind_nil_min_deficit=100,
+            spades_must_be_broken=False,
+            double_contract_from=7,
+        ),
+        {"won", "double-contract"},
+        "format 1.1 house rules: no Nil, Blind Nil only 100 behind, spades led at any time, "
+        "contracts of 7 or more doubled",
+    ),
+    (
         "standard-game",
         FOUR,
         Rules(),
         {"won", "bag-penalty", "contract-set", "nil-made", "nil-failed"},
         "a complete partnership game to 500 with bag penalties, sets, Nil made and failed",
+    ),
+    (
+        "house-rules",
+        FOUR,
+        Rules(
+            blind_nil_allowed=False,
+            min_team_bid=5,
+            first_lead="two_of_clubs",
+            double_contract_from=10,
+        ),
+        {"won", "double-contract", "nil-made"},
+        "format 1.1 house rules: no Blind Nil, a team minimum of 5, the two of clubs leads, "
+        "10 for 200",
     ),
     (
         "blind-nil",
@@ -215,6 +243,13 @@ def not_held(data: dict[str, Any]) -> str:
     return "/hands/0/plays/2"
 
 
+def as_version_1_0(data: dict[str, Any]) -> str:
+    """Label a 1.1 record (every option written) as version 1.0: its first 1.1 option is then
+    out of place."""
+    data["version"] = "1.0"
+    return "/rules/nil_allowed"
+
+
 def set_at(pointer: str, value: Any) -> Mutation:
     parts = [int(p) if p.isdigit() else p for p in pointer.strip("/").split("/")]
 
@@ -288,6 +323,54 @@ def order_mutation(data: dict[str, Any]) -> str:
     else:
         hand["exchanges"] = [empty, entry]
     return f"/hands/{index}/exchanges/0/seat"
+
+
+def _order(data: dict[str, Any], index: int) -> tuple[int, ...]:
+    """The seats of hand ``index`` in bidding order."""
+    variant = Variant(data["variant"])
+    return bidding_order(variant, (data["first_dealer"] + index) % variant.seat_count)
+
+
+def _declarations(data: dict[str, Any], index: int) -> tuple[int, ...]:
+    """The seats of hand ``index`` in the order their Blind Nil is declared or bid."""
+    order = _order(data, index)
+    return order[::-1] if data["variant"] == "two-player" else order
+
+
+def first_bid(value: Any, option: str, setting: Any) -> Mutation:
+    """Set ``option`` so that the first bid of ``value`` in the game becomes illegal."""
+
+    def change(data: dict[str, Any]) -> str:
+        data["rules"][option] = setting
+        for index, hand in enumerate(data["hands"]):
+            seats = _declarations(data, index) if value == "blind_nil" else _order(data, index)
+            for seat in seats:
+                if hand["bids"][seat] == value:
+                    return f"/hands/{index}/bids/{seat}"
+        raise SystemExit(f"no bid {value} to make illegal")
+
+    return change
+
+
+def team_minimum(data: dict[str, Any]) -> str:
+    """min_team_bid 13: the first team's second bid of hand 1 is short."""
+    data["rules"]["min_team_bid"] = 13
+    bids = data["hands"][0]["bids"]
+    done: set[int] = set()
+    for seat in _order(data, 0):
+        if seat ^ 2 in done:
+            pair = (bids[seat], bids[seat ^ 2])
+            if not all(bid in (0, "blind_nil") for bid in pair):
+                return f"/hands/0/bids/{seat}"
+        done.add(seat)
+    raise SystemExit("no team short of the minimum")
+
+
+def two_of_clubs_first(data: dict[str, Any]) -> str:
+    """first_lead two_of_clubs: the first hand whose first card is not 2C breaks it."""
+    data["rules"]["first_lead"] = "two_of_clubs"
+    index = next(i for i, hand in enumerate(data["hands"]) if hand["plays"][0] != "2C")
+    return f"/hands/{index}/plays/0"
 
 
 def unfinished_hand(data: dict[str, Any]) -> str:
@@ -373,7 +456,33 @@ INVALID: list[tuple[str, str, Mutation, str]] = [
         set_at("/format", "spades"),
         "format.not-a-record",
     ),
-    ("format-version", "two-player/standard-game", set_at("/version", "1.1"), "format.version"),
+    ("format-version", "two-player/standard-game", set_at("/version", "1.2"), "format.version"),
+    (
+        "bid-nil-not-allowed",
+        "four-player/standard-game",
+        first_bid(0, "nil_allowed", False),
+        "bid.nil-not-allowed",
+    ),
+    (
+        "bid-blind-nil-not-allowed",
+        "four-player/blind-nil",
+        first_bid("blind_nil", "blind_nil_allowed", False),
+        "bid.blind-nil-not-allowed",
+    ),
+    (
+        "bid-blind-nil-deficit",
+        "two-player/blind-nil",
+        first_bid("blind_nil", "blind_nil_min_deficit", 10_000),
+        "bid.blind-nil-deficit",
+    ),
+    ("bid-min-team-bid", "four-player/standard-game", team_minimum, "bid.min-team-bid"),
+    ("play-first-lead", "four-player/standard-game", two_of_clubs_first, "play.first-lead"),
+    (
+        "format-option-version",
+        "four-player/standard-game",
+        as_version_1_0,
+        "format.option-version",
+    ),
     (
         "format-variant",
         "two-player/standard-game",

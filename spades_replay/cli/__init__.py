@@ -17,6 +17,7 @@ from spades_replay.cli import (
     dashboard_cmd,
     export_cmd,
     import_cmd,
+    migrate_cmd,
     replay_cmd,
     schema_cmd,
     simulate_cmd,
@@ -33,6 +34,7 @@ COMMANDS = (
     simulate_cmd,
     schema_cmd,
     dashboard_cmd,
+    migrate_cmd,
     import_cmd,
     export_cmd,
 )

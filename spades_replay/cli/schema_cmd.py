@@ -1,4 +1,4 @@
-"""``spades-replay schema``: print (or write) the JSON Schema of format 1.0."""
+"""``spades-replay schema``: print (or write) the JSON Schema of format 1.1 (or the frozen 1.0)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from typing import Any
 
 from spades_replay.atomic import write_bytes_atomic
 from spades_replay.cli.common import EXIT_OK, UsageError
-from spades_replay.record.schema import schema_bytes
+from spades_replay.record.models import FORMAT_VERSION
+from spades_replay.record.schema import SCHEMA_VERSIONS, schema_bytes
 
 
 def register(commands: Any) -> None:
@@ -16,8 +17,15 @@ def register(commands: Any) -> None:
     parser = commands.add_parser(
         "schema",
         help="print the JSON Schema of the record format",
-        description="Print the JSON Schema (draft 2020-12) of format 1.0, generated from the "
-        "models. The same bytes are checked in as schema/spades-replay-1.0.schema.json.",
+        description="Print the JSON Schema (draft 2020-12) of format 1.1, generated from the "
+        "models (it also accepts 1.0 records), or with --format-version 1.0 the frozen schema "
+        "of format 1.0. The same bytes are checked in as schema/spades-replay-VERSION.schema.json.",
+    )
+    parser.add_argument(
+        "--format-version",
+        choices=SCHEMA_VERSIONS,
+        default=FORMAT_VERSION,
+        help=f"the format version (default {FORMAT_VERSION})",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write the schema to FILE (atomically)"
@@ -27,7 +35,7 @@ def register(commands: Any) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Print or write the schema."""
-    data = schema_bytes()
+    data = schema_bytes(arguments.format_version)
     if arguments.output:
         try:
             write_bytes_atomic(arguments.output, data)

@@ -45,7 +45,8 @@ def register(commands: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="set a house-rule option, e.g. --rule target_score=300 --rule lose_score=-200",
+        help="set a house-rule option (any of the record's rules), e.g. --rule "
+        "target_score=300 --rule nil_allowed=false --rule first_lead=two_of_clubs",
     )
     parser.add_argument(
         "--bot", choices=BOT_KINDS, default="heuristic", help="who plays (default heuristic)"
@@ -71,8 +72,17 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _value(text: str) -> int | bool | None:
+Option = int | bool | str | None
+WORD_OPTIONS = frozenset({"first_lead"})
+"""Options whose value is a word, not a number or true/false/null."""
+
+
+def _value(key: str, text: str) -> Option:
+    """A ``--rule`` value: a whole number, true, false or null, or for an option that takes a
+    word (``first_lead``) the word itself."""
     lowered = text.strip().lower()
+    if key in WORD_OPTIONS:
+        return None if lowered in ("null", "none") else text.strip()
     if lowered in ("true", "false"):
         return lowered == "true"
     if lowered in ("null", "none"):
@@ -81,21 +91,21 @@ def _value(text: str) -> int | bool | None:
         return int(text)
     except ValueError:
         raise UsageError(
-            f"--rule value {text!r} is not a whole number, true, false or null"
+            f"--rule {key}: {text!r} is not a whole number, true, false or null"
         ) from None
 
 
-def parse_rules(preset: str, settings: list[str]) -> dict[str, int | bool | None]:
+def parse_rules(preset: str, settings: list[str]) -> dict[str, Option]:
     """The rules options from a preset and ``KEY=VALUE`` settings, checked by the format."""
     rules = PRESETS[preset]
-    options: dict[str, int | bool | None] = {name: getattr(rules, name) for name in RULE_FIELDS}
+    options: dict[str, Option] = {name: getattr(rules, name) for name in RULE_FIELDS}
     for setting in settings:
         key, sep, value = setting.partition("=")
         if not sep:
             raise UsageError(f"--rule takes KEY=VALUE, got {setting!r}")
         if key.strip() not in options:
             raise UsageError(f"unknown rule {key.strip()!r}; the options are {', '.join(options)}")
-        options[key.strip()] = _value(value)
+        options[key.strip()] = _value(key.strip(), value)
     try:
         RulesModel.model_validate(options)
     except ValidationError as error:

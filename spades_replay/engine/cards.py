@@ -94,11 +94,6 @@ def rank_of(card: Card) -> int:
     return card % 13
 
 
-def bit(card: Card) -> int:
-    """The bitmask holding only ``card``."""
-    return 1 << card
-
-
 def mask_of(cards: Iterable[Card]) -> int:
     """The bitmask of a collection of cards."""
     mask = 0
@@ -119,11 +114,6 @@ def cards_of(mask: int) -> tuple[Card, ...]:
         cards.append(low.bit_length() - 1)
         mask ^= low
     return tuple(cards)
-
-
-def count(mask: int) -> int:
-    """How many cards a bitmask holds."""
-    return mask.bit_count()
 
 
 def names_of(mask: int) -> str:

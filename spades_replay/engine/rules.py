@@ -65,11 +65,11 @@ class Rules:
         ]
         return f"Rules({', '.join(changed)})"
 
-    def as_dict(self) -> dict[str, int | bool | None]:
+    def as_dict(self) -> dict[str, int | bool | str | None]:
         """Every option, resolved, in declaration order."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
-    def replace(self, **changes: int | bool | None) -> Rules:
+    def replace(self, **changes: int | bool | str | None) -> Rules:
         """A copy with some options changed."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 

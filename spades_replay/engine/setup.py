@@ -13,13 +13,12 @@ address when the rules are broken.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from operator import add
 from typing import NamedTuple
 
-from spades_replay.engine.actions import IllegalActionError
+from spades_replay.engine.actions import Exchange, IllegalActionError
 from spades_replay.engine.cards import BITS, CARD_NAMES, FULL_DECK_MASK, Card, mask_of, names_of
-from spades_replay.engine.seats import Seat
+from spades_replay.engine.seats import Seat, Variant
 from spades_replay.errors import Code
 
 RULE_DECK = "the deck holds each of the 52 cards exactly once"
@@ -84,15 +83,6 @@ def draft_hands(deck: Sequence[Card], draft: str, first: Seat) -> DraftOutcome:
     second = sum(map(BITS.__getitem__, kept[1::2]))
     holdings = (leading, second) if first == 0 else (second, leading)
     return DraftOutcome(holdings, FULL_DECK_MASK & ~(leading | second))
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """A Blind Nil exchange: what ``seat`` put away (``out``) and took in (``in_``)."""
-
-    seat: Seat
-    out: tuple[Card, ...]
-    in_: tuple[Card, ...]
 
 
 def check_exchange_shape(exchange: Exchange, index: int, limit: int) -> None:
@@ -203,6 +193,59 @@ def check_blind_seat(
         )
 
 
+def exchange_order(variant: Variant, dealer: Seat, blind: Sequence[bool]) -> tuple[Seat, ...]:
+    """The seats that exchange cards, in the order they do: every Blind Nil bidder in bidding
+    order (so in two-player the second player first), except in four-player one whose
+    partner also bid Blind Nil (they exchange nothing). The one home of the exchange order."""
+    order = variant.seats_from(variant.next_seat(dealer))
+    four = variant is Variant.FOUR_PLAYER
+    return tuple(seat for seat in order if blind[seat] and not (four and blind[seat ^ 2]))
+
+
+def check_exchange_entry(
+    variant: Variant,
+    exchanges: Sequence[Exchange],
+    index: int,
+    blind: Sequence[bool],
+    dealer: Seat,
+    done: set[Seat],
+) -> None:
+    """Raise unless entry ``index`` of a hand's recorded exchanges may stand where it is: its
+    seat bid Blind Nil, has not exchanged yet, has a partner to exchange with (four-player),
+    and does not go before a seat that exchanges first (:func:`exchange_order`)."""
+    exchange = exchanges[index]
+    seat = exchange.seat
+    check_blind_seat(exchange, index, blind, done)
+    if variant is Variant.FOUR_PLAYER:
+        if blind[seat ^ 2]:
+            raise IllegalActionError(
+                Code.EXCHANGE_PARTNER_BLIND,
+                f"seat {seat} exchanges with seat {seat ^ 2}, who also bid Blind Nil",
+                RULE_EXCHANGE_PARTNER_BLIND,
+                at=("exchanges", index, "seat"),
+                seat=seat,
+            )
+        return
+    if seat == dealer and blind[1 - dealer] and index == 0 and len(exchanges) > 1:
+        raise IllegalActionError(
+            Code.EXCHANGE_ORDER,
+            f"seat {seat}, the first player, exchanges before the second player",
+            RULE_EXCHANGE_ORDER,
+            at=("exchanges", index, "seat"),
+            seat=seat,
+        )
+
+
+def check_exchange_entries(
+    variant: Variant, exchanges: Sequence[Exchange], blind: Sequence[bool], dealer: Seat
+) -> None:
+    """:func:`check_exchange_entry` for every recorded exchange of a hand, in order."""
+    done: set[Seat] = set()
+    for index, exchange in enumerate(exchanges):
+        check_exchange_entry(variant, exchanges, index, blind, dealer, done)
+        done.add(exchange.seat)
+
+
 def exchange_two_player(
     draft: DraftOutcome,
     exchanges: Sequence[Exchange],
@@ -216,15 +259,7 @@ def exchange_two_player(
     done: set[Seat] = set()
     for index, exchange in enumerate(exchanges):
         seat = exchange.seat
-        check_blind_seat(exchange, index, blind, done)
-        if seat == first and blind[1 - first] and index == 0 and len(exchanges) > 1:
-            raise IllegalActionError(
-                Code.EXCHANGE_ORDER,
-                f"seat {seat}, the first player, exchanges before the second player",
-                RULE_EXCHANGE_ORDER,
-                at=("exchanges", index, "seat"),
-                seat=seat,
-            )
+        check_exchange_entry(Variant.TWO_PLAYER, exchanges, index, blind, first, done)
         out, taken = check_swap(exchange, index, limit, holdings[seat], pile, partner=None)
         holdings[seat] = holdings[seat] & ~out | taken
         pile = pile & ~taken | out
@@ -274,15 +309,8 @@ def exchange_four_player(
     for index, exchange in enumerate(exchanges):
         seat = exchange.seat
         partner = seat ^ 2
-        check_blind_seat(exchange, index, blind, done)
-        if blind[partner]:
-            raise IllegalActionError(
-                Code.EXCHANGE_PARTNER_BLIND,
-                f"seat {seat} exchanges with seat {partner}, who also bid Blind Nil",
-                RULE_EXCHANGE_PARTNER_BLIND,
-                at=("exchanges", index, "seat"),
-                seat=seat,
-            )
+        # (the dealer only orders two-player exchanges; any seat will do here)
+        check_exchange_entry(Variant.FOUR_PLAYER, exchanges, index, blind, 0, done)
         out, taken = check_swap(
             exchange, index, limit, dealt[seat], dealt[partner], partner=partner
         )

@@ -2,12 +2,13 @@
 
 :func:`apply` takes a :class:`HandState` and one action and returns the next state, or raises
 :class:`IllegalActionError` and changes nothing. This is what a recorder drives while a game is
-played, and what a viewer scrubs through; :func:`spades_replay.engine.game.iter_hands` is the
-same rules applied to a whole recorded hand at once (the test suite checks that they agree).
+played, and what a viewer scrubs through (:func:`drive_hand` applies a recorded hand);
+:func:`spades_replay.engine.game.iter_hands` is the same rules applied to a whole recorded hand
+at once, for speed (the test suite checks that both give the same verdicts).
 
-Actions, each naming the seat that takes it: :class:`DeclareBlindNil` (two-player, before the
-seat's first draft turn), :class:`Draw` (one draft turn), :class:`Exchange` (a Blind Nil
-exchange, possibly of no cards), :class:`PlaceBid` and :class:`PlayCard`.
+The actions are those of :mod:`spades_replay.engine.actions`. What the seat to act may do now:
+:func:`legal_bids`, :func:`can_declare_blind_nil`, :func:`exchange_sources`,
+:func:`legal_plays`.
 
 >>> from spades_replay.engine.cards import DECK, names_of
 >>> state = start_two_player(Rules(), dealer=0, deck=DECK)
@@ -21,21 +22,44 @@ exchange, possibly of no cards), :class:`PlaceBid` and :class:`PlayCard`.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from spades_replay.engine.actions import IllegalActionError
-from spades_replay.engine.cards import CARD_NAMES, Card, Suit, cards_of
+from spades_replay.engine.actions import (
+    Action,
+    DeclareBlindNil,
+    Draw,
+    Exchange,
+    IllegalActionError,
+    PlaceBid,
+    PlayCard,
+)
+from spades_replay.engine.bidding import (
+    NUMBERS,
+    blind_nil_open,
+    check_bid,
+    legal_bids_of,
+)
+from spades_replay.engine.bidding import bidding_order as seats_bidding_order
+from spades_replay.engine.cards import Card, Suit, cards_of, suit_of
+from spades_replay.engine.game import HandActions
 from spades_replay.engine.rules import Rules
-from spades_replay.engine.scoring import BLIND_NIL, Bid, bid_name
+from spades_replay.engine.scoring import BLIND_NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.setup import Exchange, check_swap, turn_seat
+from spades_replay.engine.setup import check_exchange_entries, check_swap, exchange_order, turn_seat
 from spades_replay.engine.tricks import (
+    CLUB_TWO,
     FIRST_SPADE,
     Trick,
+    check_first_lead,
     check_play,
-    legal_plays,
+    opening_leader,
+    spades_open,
     trick_winner,
+    two_of_clubs_leads,
+)
+from spades_replay.engine.tricks import (
+    legal_plays as playable,
 )
 from spades_replay.errors import Code
 
@@ -55,52 +79,6 @@ class Phase(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class DeclareBlindNil:
-    """Two-player: ``seat`` declares Blind Nil before taking her first card of the draft."""
-
-    seat: Seat
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} declares Blind Nil"
-
-
-@dataclass(frozen=True, slots=True)
-class Draw:
-    """Two-player: ``seat`` takes her draft turn, keeping the top card or the next one."""
-
-    seat: Seat
-    keep: bool
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} {'keeps' if self.keep else 'discards'} the top card"
-
-
-@dataclass(frozen=True, slots=True)
-class PlaceBid:
-    """``seat`` bids: 1..13 tricks, 0 for Nil, -1 (:data:`BLIND_NIL`) for Blind Nil."""
-
-    seat: Seat
-    bid: Bid
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} bids {bid_name(self.bid)}"
-
-
-@dataclass(frozen=True, slots=True)
-class PlayCard:
-    """``seat`` plays ``card`` to the current trick."""
-
-    seat: Seat
-    card: Card
-
-    def __str__(self) -> str:
-        return f"seat {self.seat} plays {CARD_NAMES[self.card]}"
-
-
-Action = DeclareBlindNil | Draw | Exchange | PlaceBid | PlayCard
-
-
-@dataclass(frozen=True, slots=True)
 class HandState:
     """Everything known about a hand in progress.
 
@@ -108,7 +86,8 @@ class HandState:
     seat expected to act next (``None`` once the hand is done). ``deck`` and ``draft`` (the
     letters so far) and ``discard`` (the pile) are two-player only. ``bids`` holds ``None``
     for a seat that has not bid. ``trick`` holds the cards of the trick in progress, led by
-    ``trick_leader``; ``tricks`` the completed ones.
+    ``trick_leader``; ``tricks`` the completed ones. ``scores`` are the sides' running
+    scores before the hand (Blind Nil may depend on them).
     """
 
     variant: Variant
@@ -127,6 +106,7 @@ class HandState:
     trick: tuple[Card, ...] = ()
     tricks: tuple[Trick, ...] = ()
     spades_broken: bool = False
+    scores: tuple[int, int] = (0, 0)
 
     @property
     def blind(self) -> tuple[bool, ...]:
@@ -136,7 +116,7 @@ class HandState:
     @property
     def led_suit(self) -> Suit | None:
         """The suit led to the trick in progress, or ``None`` if no card is down."""
-        return self.trick[0] // 13 if self.trick else None
+        return suit_of(self.trick[0]) if self.trick else None
 
     @property
     def last_trick(self) -> Trick | None:
@@ -149,8 +129,11 @@ class HandState:
         return len(self.tricks) * self.variant.seat_count + len(self.trick)
 
 
-def start_two_player(rules: Rules, dealer: Seat, deck: Sequence[Card]) -> HandState:
-    """A two-player hand before the draft; ``dealer`` is the first player, ``deck`` top first."""
+def start_two_player(
+    rules: Rules, dealer: Seat, deck: Sequence[Card], scores: tuple[int, int] = (0, 0)
+) -> HandState:
+    """A two-player hand before the draft; ``dealer`` is the first player, ``deck`` top first,
+    ``scores`` the running scores before the hand."""
     return HandState(
         Variant.TWO_PLAYER,
         rules,
@@ -162,11 +145,15 @@ def start_two_player(rules: Rules, dealer: Seat, deck: Sequence[Card]) -> HandSt
         1 - dealer,
         (0, 0),
         deck=tuple(deck),
+        scores=scores,
     )
 
 
-def start_four_player(rules: Rules, dealer: Seat, deal: Sequence[int]) -> HandState:
-    """A four-player hand as dealt (``deal``: each seat's holding bitmask), before bidding."""
+def start_four_player(
+    rules: Rules, dealer: Seat, deal: Sequence[int], scores: tuple[int, int] = (0, 0)
+) -> HandState:
+    """A four-player hand as dealt (``deal``: each seat's holding bitmask), before bidding;
+    ``scores`` are the running scores before the hand."""
     return HandState(
         Variant.FOUR_PLAYER,
         rules,
@@ -177,50 +164,62 @@ def start_four_player(rules: Rules, dealer: Seat, deal: Sequence[int]) -> HandSt
         (None, None, None, None),
         (dealer + 1) % 4,
         (0, 0, 0, 0),
+        scores=scores,
     )
 
 
 def bidding_order(state: HandState) -> tuple[Seat, ...]:
     """The seats in the order they bid (two-player: the second player first)."""
-    return state.variant.seats_from(state.variant.next_seat(state.dealer))
+    return seats_bidding_order(state.variant, state.dealer)
 
 
 def exchange_queue(state: HandState) -> tuple[Seat, ...]:
     """The Blind Nil bidders still to exchange, in the order they do it."""
     done = {exchange.seat for exchange in state.exchanges}
-    blind = state.blind
-    waiting = []
-    for seat in bidding_order(state):
-        if not blind[seat] or seat in done:
-            continue
-        partner = state.variant.partner(seat)
-        if partner is not None and blind[partner]:
-            continue
-        waiting.append(seat)
-    return tuple(waiting)
+    order = exchange_order(state.variant, state.dealer, state.blind)
+    return tuple(seat for seat in order if seat not in done)
 
 
 def legal_bids(state: HandState) -> tuple[Bid, ...]:
     """The bids the seat to act may make now (empty outside the bidding)."""
-    if state.phase is not Phase.BIDDING:
+    if state.phase is not Phase.BIDDING or state.turn is None:
         return ()
-    low = BLIND_NIL if state.variant is Variant.FOUR_PLAYER else 0
-    return tuple(range(low, 14))
+    return legal_bids_of(
+        state.variant,
+        state.rules,
+        state.turn,
+        state.bids,
+        state.scores,
+        blind=state.variant is Variant.FOUR_PLAYER,
+    )
 
 
 def can_declare_blind_nil(state: HandState, seat: Seat) -> bool:
-    """Two-player: whether ``seat`` may still declare Blind Nil (before her first draft turn)."""
+    """Two-player: whether ``seat`` may still declare Blind Nil (before her first draft turn,
+    where the rules let her)."""
+    return _declaration_in_time(state, seat) and blind_nil_open(
+        state.variant, state.rules, seat, state.scores
+    )
+
+
+def _declaration_in_time(state: HandState, seat: Seat) -> bool:
     if state.variant is not Variant.TWO_PLAYER or state.phase is not Phase.DRAFT:
         return False
     first_turn = 0 if seat == state.dealer else 1
     return len(state.draft) <= first_turn and state.bids[seat] is None
 
 
-def legal_cards(state: HandState) -> int:
+def legal_plays(state: HandState) -> int:
     """The bitmask of the cards the seat to act may play (0 outside the play)."""
     if state.phase is not Phase.PLAY or state.turn is None:
         return 0
-    return legal_plays(state.holdings[state.turn], state.led_suit, state.spades_broken)
+    if not state.tricks and not state.trick and two_of_clubs_leads(state.variant, state.rules):
+        return 1 << CLUB_TWO
+    return playable(
+        state.holdings[state.turn],
+        state.led_suit,
+        spades_open(state.rules, state.spades_broken),
+    )
 
 
 def exchange_sources(state: HandState) -> tuple[int, int]:
@@ -269,7 +268,8 @@ def _after_setup(state: HandState) -> HandState:
         return replace(state, phase=Phase.BIDDING, turn=waiting[0])
     elif queue:
         return replace(state, phase=Phase.EXCHANGE, turn=queue[0])
-    return replace(state, phase=Phase.PLAY, turn=state.trick_leader)
+    leader = opening_leader(state.variant, state.rules, state.dealer, state.holdings)
+    return replace(state, phase=Phase.PLAY, turn=leader, trick_leader=leader)
 
 
 def _declare(state: HandState, action: DeclareBlindNil) -> HandState:
@@ -280,7 +280,7 @@ def _declare(state: HandState, action: DeclareBlindNil) -> HandState:
             RULE_PHASE,
             action.seat,
         )
-    if not can_declare_blind_nil(state, action.seat):
+    if not _declaration_in_time(state, action.seat):
         raise _refuse(
             Code.ACTION_BAD_BID,
             f"seat {action.seat} can no longer declare Blind Nil (she has seen cards or "
@@ -288,6 +288,15 @@ def _declare(state: HandState, action: DeclareBlindNil) -> HandState:
             RULE_BID,
             action.seat,
         )
+    check_bid(
+        state.variant,
+        state.rules,
+        action.seat,
+        BLIND_NIL,
+        state.bids,
+        state.scores,
+        at=("bids", action.seat),
+    )
     bids = list(state.bids)
     bids[action.seat] = BLIND_NIL
     return replace(state, bids=tuple(bids))
@@ -344,7 +353,8 @@ def _exchange(state: HandState, action: Exchange) -> HandState:
 
 def _bid(state: HandState, action: PlaceBid) -> HandState:
     _expect(state, Phase.BIDDING, action.seat, "bid")
-    if action.bid not in legal_bids(state):
+    four = state.variant is Variant.FOUR_PLAYER
+    if action.bid not in NUMBERS and not (four and action.bid == BLIND_NIL):
         late = (
             " (in two-player, Blind Nil is declared before the draft)"
             if (action.bid == BLIND_NIL)
@@ -356,6 +366,15 @@ def _bid(state: HandState, action: PlaceBid) -> HandState:
             RULE_BID,
             action.seat,
         )
+    check_bid(
+        state.variant,
+        state.rules,
+        action.seat,
+        action.bid,
+        state.bids,
+        state.scores,
+        at=("bids", action.seat),
+    )
     bids = list(state.bids)
     bids[action.seat] = action.bid
     return _after_setup(replace(state, bids=tuple(bids)))
@@ -364,11 +383,13 @@ def _bid(state: HandState, action: PlaceBid) -> HandState:
 def _play(state: HandState, action: PlayCard) -> HandState:
     _expect(state, Phase.PLAY, action.seat, "play a card")
     seat = action.seat
+    if not state.tricks and not state.trick:
+        check_first_lead(state.variant, state.rules, seat, action.card, at=("plays", 0))
     check_play(
         state.holdings[seat],
         action.card,
         state.led_suit,
-        state.spades_broken,
+        spades_open(state.rules, state.spades_broken),
         seat=seat,
         at=("plays", state.cards_played),
         trick=len(state.tricks) + 1,
@@ -419,52 +440,54 @@ def apply(state: HandState, action: Action) -> HandState:
     return _declare(state, action)
 
 
-def hand_actions(
-    variant: Variant,
-    dealer: Seat,
-    bids: Sequence[Bid],
-    plays: Sequence[Card],
-    exchanges: Sequence[Exchange],
-    draft: str = "",
-) -> tuple[Action, ...]:
-    """The actions of a recorded hand, in the order they were taken.
+def drive_hand(state: HandState, actions: HandActions) -> Iterator[tuple[Action, HandState]]:
+    """Apply a recorded hand to its starting ``state``, one action at a time: each action with
+    the state after it, in the order the actions were taken.
 
-    Exchanges are put in the order the rules give them, and a Blind Nil bidder who recorded no
-    exchange gets an empty one, so the sequence drives :func:`apply` from start to end.
+    The recorded exchanges are checked where they stand in the record
+    (:func:`~spades_replay.engine.setup.check_exchange_entries`, as the replay of a record
+    checks them), then taken in the order the rules give
+    (:func:`~spades_replay.engine.setup.exchange_order`); a Blind Nil bidder who recorded none
+    exchanges nothing. Whose turn each card is comes from the state. Raises
+    :class:`IllegalActionError` at the first action the rules refuse, addressed as the record
+    addresses it.
     """
-    actions: list[Action] = []
-    blind = [bid == BLIND_NIL for bid in bids]
-    order = variant.seats_from(variant.next_seat(dealer))
-    by_seat = {exchange.seat: exchange for exchange in exchanges}
-    queue = [
-        seat
-        for seat in order
-        if blind[seat] and not (variant is Variant.FOUR_PLAYER and blind[seat ^ 2])
+    variant, dealer, bids = state.variant, state.dealer, actions.bids
+    blind = tuple(bid == BLIND_NIL for bid in bids)
+    check_exchange_entries(variant, actions.exchanges, blind, dealer)
+    recorded = {exchange.seat: index for index, exchange in enumerate(actions.exchanges)}
+    swaps: list[tuple[Action, int | None]] = [
+        (actions.exchanges[recorded[seat]], recorded[seat])
+        if seat in recorded
+        else (Exchange(seat, (), ()), None)
+        for seat in exchange_order(variant, dealer, blind)
     ]
-    swaps = [by_seat.get(seat, Exchange(seat, (), ())) for seat in queue]
+    order = bidding_order(state)
+    setup: list[tuple[Action, int | None]] = []
     if variant is Variant.TWO_PLAYER:
-        actions.extend(DeclareBlindNil(seat) for seat in (dealer, 1 - dealer) if blind[seat])
-        actions.extend(
-            Draw(turn_seat(turn, dealer), letter == "K") for turn, letter in enumerate(draft)
-        )
-        actions.extend(swaps)
-        actions.extend(PlaceBid(seat, bids[seat]) for seat in order if not blind[seat])
+        setup += [(DeclareBlindNil(seat), None) for seat in (dealer, 1 - dealer) if blind[seat]]
+        setup += [
+            (Draw(turn_seat(turn, dealer), letter == "K"), None)
+            for turn, letter in enumerate(actions.draft or "")
+        ]
+        setup += swaps
+        setup += [(PlaceBid(seat, bids[seat]), None) for seat in order if not blind[seat]]
     else:
-        actions.extend(PlaceBid(seat, bids[seat]) for seat in order)
-        actions.extend(swaps)
-    first_leader = variant.next_seat(dealer)
-    seat = first_leader
-    count = variant.seat_count
-    trick: list[Card] = []
-    for card in plays:
-        actions.append(PlayCard(seat, card))
-        trick.append(card)
-        if len(trick) == count:
-            seat = trick_winner(trick, (seat + 1) % count, count)
-            trick = []
-        else:
-            seat = (seat + 1) % count
-    return tuple(actions)
+        setup += [(PlaceBid(seat, bids[seat]), None) for seat in order]
+        setup += swaps
+    for action, index in setup:
+        try:
+            state = apply(state, action)
+        except IllegalActionError as error:
+            if index is None or error.at[:1] != ("exchanges",):
+                raise
+            raise error.relocated(("exchanges", index, *error.at[2:])) from None
+        yield action, state
+    for card in actions.plays:
+        assert state.turn is not None  # the format holds at most one card per seat per trick
+        play = PlayCard(state.turn, card)
+        state = apply(state, play)
+        yield play, state
 
 
 def drafted_cards(before: HandState, after: HandState) -> tuple[Card, Card]:

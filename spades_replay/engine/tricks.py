@@ -1,6 +1,8 @@
 """Play legality and trick-taking: the card-play rules of RULES.md section 1.
 
-Everything here is a pure function over bitmask holdings (see :mod:`.cards`). Three levels, as
+Everything here is a pure function over bitmask holdings (see :mod:`.cards`). Where the rules
+let a spade be led at any time (``spades_must_be_broken`` false), callers pass
+``spades_broken=True`` from the first trick on (:func:`spades_open`). Three levels, as
 for every action: :func:`play_violation` says which rule a play breaks (or ``None``),
 :func:`is_legal_play` answers yes or no, :func:`check_play` raises an :class:`IllegalActionError`
 that explains why and what was legal; :func:`play_out` replays a whole hand's card play.
@@ -31,15 +33,63 @@ from spades_replay.engine.cards import (
     names_of,
     suit_name,
 )
-from spades_replay.engine.seats import Seat
+from spades_replay.engine.rules import TWO_OF_CLUBS, Rules
+from spades_replay.engine.seats import Seat, Variant
 from spades_replay.errors import Code
 
 FIRST_SPADE: Card = 13 * SPADES
 """The lowest spade (2S); every card at or above it is a spade."""
+CLUB_TWO: Card = 0
+"""The two of clubs (2C), the lowest card."""
 
 RULE_HOLD = "a player can only play a card she holds"
 RULE_FOLLOW = "a player who holds the led suit must follow it"
 RULE_BREAK = "spades may not be led until broken, unless the leader holds only spades"
+RULE_FIRST_LEAD = (
+    "with first_lead two_of_clubs, the player holding the two of clubs leads it to the first trick"
+)
+
+
+def spades_open(rules: Rules, spades_broken: bool) -> bool:
+    """Whether a spade may be led now as far as breaking goes: spades are broken, or the rules
+    let them be led at any time (``spades_must_be_broken`` false)."""
+    return spades_broken or not rules.spades_must_be_broken
+
+
+def two_of_clubs_leads(variant: Variant, rules: Rules) -> bool:
+    """Whether the holder of 2C leads it to the first trick (``first_lead: two_of_clubs``,
+    four-player only: the option has no effect in two-player)."""
+    # (the option first: it is the cheaper test, and false in most games)
+    return rules.first_lead == TWO_OF_CLUBS and variant.seat_count == 4
+
+
+def opening_leader(variant: Variant, rules: Rules, dealer: Seat, holdings: Sequence[int]) -> Seat:
+    """Who leads the first trick, from the holdings as play begins (after any exchange): the
+    holder of 2C under ``first_lead: two_of_clubs`` (four-player), else the second player
+    (two-player) or the dealer's left-hand opponent."""
+    if two_of_clubs_leads(variant, rules):
+        return next(seat for seat, held in enumerate(holdings) if held & 1 << CLUB_TWO)
+    return (dealer + 1) % variant.seat_count
+
+
+def check_first_lead(
+    variant: Variant, rules: Rules, seat: Seat, card: Card, *, at: tuple[str | int, ...]
+) -> None:
+    """Raise :class:`IllegalActionError` when the first card of a hand is not 2C where
+    ``first_lead: two_of_clubs`` asks for it (``seat`` is the leader, who holds it)."""
+    if card == CLUB_TWO or not two_of_clubs_leads(variant, rules):
+        return
+    raise IllegalActionError(
+        Code.PLAY_FIRST_LEAD,
+        f"led {CARD_NAMES[card]}, but she holds 2C and must lead it to the first trick "
+        "(first_lead is two_of_clubs)",
+        RULE_FIRST_LEAD,
+        at=at,
+        seat=seat,
+        legal=(CARD_NAMES[CLUB_TWO],),
+        trick=1,
+        position=1,
+    )
 
 
 def legal_plays(holding: int, led: Suit | None, spades_broken: bool) -> int:
@@ -188,11 +238,14 @@ def play_out(
     holdings: Sequence[int],
     leader: Seat,
     plays: Sequence[Card],
+    *,
+    spades_free: bool = False,
 ) -> PlayOutcome:
     """Replay a hand's card play from its start, checking every card.
 
     ``holdings`` are the seats' cards when play begins, ``leader`` leads the first trick, and
-    ``plays`` are the cards in order (at most 13 per seat). Raises
+    ``plays`` are the cards in order (at most 13 per seat); ``spades_free`` lets a spade be
+    led before spades are broken (``spades_must_be_broken`` false). Raises
     :class:`IllegalActionError` (addressed ``("plays", i)``) at the first illegal card.
 
     This is the validator's hot loop, so the tests of :func:`play_violation` are written out
@@ -205,6 +258,7 @@ def play_out(
     won = [0] * count
     winners: list[Seat] = []
     broken = False
+    open_ = spades_free  # whether a spade may be led: broken, or free from the start
     seat = leader
     position = 0
     led = 0
@@ -217,27 +271,27 @@ def play_out(
         if position:
             suit = card // 13
             if not holding >> card & 1 or (suit != led and holding & suit_masks[led]):
-                _refuse(holding, card, led, broken, seat, index, len(winners), position)
+                _refuse(holding, card, led, open_, seat, index, len(winners), position)
             if card > best and (card >= FIRST_SPADE or suit == led):
                 best = card
                 best_seat = seat
         else:
-            if not holding >> card & 1 or (card >= FIRST_SPADE and not broken and holding & others):
-                _refuse(holding, card, None, broken, seat, index, len(winners), position)
+            if not holding >> card & 1 or (card >= FIRST_SPADE and not open_ and holding & others):
+                _refuse(holding, card, None, open_, seat, index, len(winners), position)
             led = card // 13
             best = card
             best_seat = seat
         held[seat] = holding ^ (1 << card)
         if position == last:
             if best >= FIRST_SPADE:  # the best card is a spade exactly when one was played
-                broken = True
+                broken = open_ = True
             winners.append(best_seat)
             won[best_seat] += 1
             seat = best_seat
             position = 0
         else:
             if card >= FIRST_SPADE:
-                broken = True
+                broken = open_ = True
             position += 1
             seat = seat + 1 if seat < last else 0
     return PlayOutcome(tuple(plays), leader, tuple(winners), tuple(won), tuple(held), broken)

@@ -32,11 +32,12 @@ from dataclasses import dataclass
 import orjson
 from pydantic import ValidationError
 
+from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.cards import CARD_NAMES, NON_SPADES_MASK, cards_of, suit_name
 from spades_replay.engine.rules import LEFT_OF_DEALER, Rules
 from spades_replay.engine.scoring import BLIND_NIL
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.state import HandState, PlayCard, legal_cards
+from spades_replay.engine.state import HandState, legal_plays
 from spades_replay.errors import RulesError, SpadesReplayError
 from spades_replay.record import models
 from spades_replay.recorder import Recorder
@@ -242,7 +243,7 @@ def read_games(text: str) -> Iterator[GameInput]:
 def _openspiel_legal(state: HandState) -> int:
     """The cards OpenSpiel lets the seat to play play now: ours, but a leader who holds any
     other suit may never lead a spade."""
-    legal = legal_cards(state)
+    legal = legal_plays(state)
     if not state.trick and state.turn is not None:
         holding = state.holdings[state.turn]
         if holding & NON_SPADES_MASK:

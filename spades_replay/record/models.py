@@ -1,8 +1,12 @@
-"""Format 1.0 as pydantic v2 models: the single definition of what a record may hold.
+"""Formats 1.0 and 1.1 as pydantic v2 models: the single definition of what a record may hold.
 
 Every model is frozen, forbids unknown keys except ``x-`` extensions (kept on round trip), and
 takes JSON values strictly (no ``true`` for ``1``, no ``"3"`` for ``3``). Sequences are tuples.
 The two variants are separate models chosen by the ``variant`` key (:data:`Record`).
+
+A record keeps the version it was read with. Format 1.1 adds seven options to ``rules``
+(:data:`OPTIONS_1_1`); in a ``"1.0"`` record they are a format error, and reading fills in their
+defaults, which are the 1.0 rules. A ``"1.0"`` record is written back without them.
 
 This module knows the format, not the rules: it checks shapes, types and ranges; whether the
 actions are legal is for :mod:`spades_replay.engine`.
@@ -31,7 +35,11 @@ from pydantic_core import PydanticCustomError
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 
 FORMAT_NAME = "spades-replay"
-FORMAT_VERSION = "1.0"
+FORMAT_VERSION = "1.1"
+"""The version writers write, and the newest this reader reads."""
+VERSIONS = ("1.0", "1.1")
+"""Every version this reader reads, oldest first (all of major version 1)."""
+Version = Literal["1.0", "1.1"]
 EXTENSION_PATTERN = r"^x-"
 
 RANK_LETTERS = "23456789TJQKA"
@@ -189,6 +197,13 @@ class Rules(Model):
     failed_nil_tricks_count_as_bags: StrictBool = True
     failed_nil_tricks_help_partner: StrictBool = False
     lose_score: Annotated[int, Strict(), Field(ge=-100_000, le=100_000)] | None = None
+    nil_allowed: StrictBool = True
+    blind_nil_allowed: StrictBool = True
+    blind_nil_min_deficit: Annotated[int, Strict(), Field(ge=0, le=100_000)] | None = None
+    min_team_bid: Annotated[int, Strict(), Field(ge=0, le=13)] = 0
+    first_lead: Literal["left_of_dealer", "two_of_clubs"] = "left_of_dealer"
+    spades_must_be_broken: StrictBool = True
+    double_contract_from: Annotated[int, Strict(), Field(ge=1, le=13)] | None = None
 
     @field_validator("lose_score")
     @classmethod
@@ -197,6 +212,25 @@ class Rules(Model):
         if value is not None and isinstance(target, int) and value >= target:
             raise ValueError(f"lose_score ({value}) must be below target_score ({target})")
         return value
+
+
+OPTIONS_1_1 = (
+    "nil_allowed",
+    "blind_nil_allowed",
+    "blind_nil_min_deficit",
+    "min_team_bid",
+    "first_lead",
+    "spades_must_be_broken",
+    "double_contract_from",
+)
+"""The options format 1.1 added to ``rules``; a ``"1.0"`` record may not hold them."""
+
+
+def options_off_default(rules: Rules) -> tuple[str, ...]:
+    """The 1.1 options of ``rules`` that differ from their defaults (the 1.0 rules): what a
+    record would lose if written as format 1.0."""
+    fields = Rules.model_fields
+    return tuple(name for name in OPTIONS_1_1 if getattr(rules, name) != fields[name].default)
 
 
 class Player(Model):
@@ -275,11 +309,23 @@ class GameClaim(Model):
     scores: tuple[Points, Points]
 
 
+def _record_schema(schema: dict[str, Any]) -> None:
+    """The shape of a record, plus the one rule between keys: a ``"1.0"`` record's ``rules``
+    holds none of the 1.1 options."""
+    _extension_schema(schema)
+    schema["if"] = {"properties": {"version": {"const": "1.0"}}}
+    schema["then"] = {
+        "properties": {"rules": {"propertyNames": {"not": {"enum": list(OPTIONS_1_1)}}}}
+    }
+
+
 class RecordBase(Model):
     """What both variants share."""
 
+    model_config = ConfigDict(json_schema_extra=_record_schema)
+
     format: Literal["spades-replay"]
-    version: Literal["1.0"]
+    version: Version
     game_id: Text | None = Field(default=None, exclude_if=_absent)
     rules: Rules = Field(default_factory=Rules)
     players: tuple[Player, ...]
@@ -288,10 +334,30 @@ class RecordBase(Model):
     )
     result: GameClaim | None = Field(default=None, exclude_if=_absent)
 
+    @field_validator("rules")
+    @classmethod
+    def _options_of_the_version(cls, value: Rules, info: ValidationInfo) -> Rules:
+        """A ``"1.0"`` record's rules hold only the options of format 1.0."""
+        if info.data.get("version") == "1.0":
+            newer = [name for name in OPTIONS_1_1 if name in value.model_fields_set]
+            if newer:
+                raise PydanticCustomError(
+                    "option_version",
+                    "'{option}' is a format 1.1 option, not allowed in a version 1.0 record"
+                    " (set 'version' to '1.1', or run spades-replay migrate)",
+                    {"option": newer[0]},
+                )
+        return value
+
     @model_serializer(mode="wrap")
     def _canonical(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Keys in the order of FORMAT-v1.md, then extensions; ``meta`` sorted by key."""
+        """Keys in the order of FORMAT-v1.md, then extensions; ``meta`` sorted by key. A
+        ``"1.0"`` record's rules leave out the 1.1 options (they hold their defaults)."""
         data: dict[str, Any] = handler(self)
+        if data.get("version") == "1.0" and isinstance(data.get("rules"), dict):
+            data["rules"] = {
+                key: value for key, value in data["rules"].items() if key not in OPTIONS_1_1
+            }
         ordered = {key: data[key] for key in KEY_ORDER if key in data}
         if "meta" in ordered:
             ordered["meta"] = dict(sorted(ordered["meta"].items()))
@@ -318,7 +384,7 @@ class FourPlayerRecord(RecordBase):
 
 
 Record = Annotated[TwoPlayerRecord | FourPlayerRecord, Field(discriminator="variant")]
-"""A format 1.0 game record of either variant."""
+"""A game record (format 1.0 or 1.1) of either variant."""
 
 AnyRecord = TwoPlayerRecord | FourPlayerRecord
 AnyHand = Hand2 | Hand4

@@ -115,6 +115,8 @@ def problem_from_error(error: ErrorDetails) -> Problem:
         )
     if kind in ("union_tag_not_found", "union_tag_invalid"):
         path = [*path, "variant"]
+    if kind == "option_version":
+        path = [*path, str(ctx["option"])]
     field = _field(path)
     in_field = path and isinstance(path[-1], int)
     code, message = _describe(kind, path, field, value, ctx, error["msg"], bool(in_field))
@@ -133,6 +135,8 @@ def _describe(
     name = f"'{field}'" if field else "the record"
     if kind == "missing":
         return Code.FORMAT_MISSING_KEY, f"missing required key '{field}'"
+    if kind == "option_version":
+        return Code.FORMAT_OPTION_VERSION, msg
     if kind in ("limit_string", "limit_depth"):
         return Code.FORMAT_LIMIT, f"{name}: {msg}"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == EXTENSION_PATTERN:

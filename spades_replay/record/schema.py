@@ -1,11 +1,17 @@
-"""The JSON Schema of format 1.0, generated from the pydantic models (never edited by hand).
+"""The JSON Schemas of the format: 1.1 generated from the pydantic models (never edited by
+hand), and 1.0 frozen as it was published.
 
-The checked-in copy lives in ``schema/`` (one file per format version); a test fails when it
-drifts from what :func:`schema_bytes` generates. ``spades-replay schema`` prints it.
+The checked-in copies live in ``schema/`` (one file per format version); a test fails when the
+1.1 file drifts from what :func:`schema_bytes` generates, or the 1.0 file from the frozen copy
+the package ships. ``spades-replay schema`` prints either.
+
+The 1.1 schema describes every record a 1.1 reader reads: version ``"1.0"`` or ``"1.1"``, and
+a ``"1.0"`` record's ``rules`` without the 1.1 options.
 """
 
 from __future__ import annotations
 
+from importlib import resources
 from typing import Any
 
 import orjson
@@ -19,6 +25,11 @@ from spades_replay.record.models import (
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = f"https://spades-replay.dev/schema/spades-replay-{FORMAT_VERSION}.schema.json"
 SCHEMA_FILENAME = f"spades-replay-{FORMAT_VERSION}.schema.json"
+FROZEN_VERSION = "1.0"
+FROZEN_FILENAME = f"spades-replay-{FROZEN_VERSION}.schema.json"
+"""The schema of format 1.0, as published; it never changes (every 1.0 record keeps
+validating against it)."""
+SCHEMA_VERSIONS = (FROZEN_VERSION, FORMAT_VERSION)
 
 
 _CARD: dict[str, Any] = {"enum": list(CARD_NAMES), "type": "string"}
@@ -50,7 +61,7 @@ def _share(node: Any) -> Any:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema (draft 2020-12) of a format 1.0 record."""
+    """The JSON Schema (draft 2020-12) of a format 1.1 record (which a 1.0 record also meets)."""
     generated = _share(RECORD_ADAPTER.json_schema(mode="validation"))
     definitions = dict(generated.pop("$defs"))
     generated.pop("discriminator", None)
@@ -71,6 +82,11 @@ def json_schema() -> dict[str, Any]:
     }
 
 
-def schema_bytes() -> bytes:
-    """The schema as the checked-in file holds it: indented JSON, keys sorted, newline."""
+def schema_bytes(version: str = FORMAT_VERSION) -> bytes:
+    """The schema of ``version`` as the checked-in file holds it: indented JSON, keys sorted,
+    newline. ``"1.1"`` is generated; ``"1.0"`` is the frozen file."""
+    if version == FROZEN_VERSION:
+        return resources.files(__package__).joinpath(FROZEN_FILENAME).read_bytes()
+    if version != FORMAT_VERSION:
+        raise ValueError(f"no schema of format {version}; there are {', '.join(SCHEMA_VERSIONS)}")
     return orjson.dumps(json_schema(), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"

@@ -1,0 +1,188 @@
+"""``spades-replay migrate``: rewrite records as another format version (1.0 or 1.1)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from spades_replay.cli.common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    UsageError,
+    add_limit_options,
+    console_for,
+    limits_of,
+    print_problem,
+    stdout_console,
+)
+from spades_replay.cli.progress import Bar
+from spades_replay.corpus import expand, is_corpus
+from spades_replay.errors import InputError
+from spades_replay.migrate import FileMigration, migrate_file, migrate_to_stream
+from spades_replay.record.models import FORMAT_VERSION, VERSIONS
+from spades_replay.text import safe
+
+
+def register(commands: Any) -> None:
+    """Add the command to the parser."""
+    parser = commands.add_parser(
+        "migrate",
+        help="rewrite records as format 1.1 (or back to 1.0)",
+        description=(
+            "Rewrite every record of the given files (.json, .jsonl, .gz) and directories as "
+            f"format --to (default {FORMAT_VERSION}). Inputs are never modified unless "
+            "--in-place, which replaces each file atomically. Without -o or --in-place the "
+            "records go to standard output, one per line. A record that is not well-formed, "
+            "or that format 1.0 cannot express (a 1.1 option away from its default), stops "
+            "its file from being written."
+        ),
+        epilog=(
+            "Exit codes: 0 every record migrated, 1 some record could not be (its file was "
+            "left as it was), 2 usage or I/O error, 130 interrupted."
+        ),
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="record files or directories")
+    parser.add_argument(
+        "--to",
+        choices=VERSIONS,
+        default=FORMAT_VERSION,
+        help=f"the format version to write (default {FORMAT_VERSION})",
+    )
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "-o",
+        "--output",
+        metavar="OUT",
+        help="a file (one input file) or a directory (several inputs, or a directory)",
+    )
+    where.add_argument(
+        "--in-place", action="store_true", help="replace each input file (atomically)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_limit_options(parser)
+    parser.set_defaults(run=run)
+
+
+def _same_kind(source: Path, target: Path) -> bool:
+    gz = source.name.lower().endswith(".gz") == target.name.lower().endswith(".gz")
+    return gz and is_corpus(source) == is_corpus(target)
+
+
+def _plan(paths: list[str], output: str | None, in_place: bool) -> list[tuple[Path, Path | None]]:
+    """Each input file with where it goes (``None``: standard output)."""
+    pairs: list[tuple[Path, Path | None]] = []
+    single_file = len(paths) == 1 and Path(paths[0]).is_file()
+    for item in paths:
+        root = Path(item)
+        for path in expand([item]):
+            if in_place:
+                pairs.append((path, path))
+            elif output is None:
+                pairs.append((path, None))
+            elif single_file and not Path(output).is_dir():
+                pairs.append((path, Path(output)))
+            else:
+                relative = path.relative_to(root) if root.is_dir() else Path(path.name)
+                pairs.append((path, Path(output) / relative))
+    targets = [target for _, target in pairs if target is not None]
+    if len(set(targets)) != len(targets):
+        raise UsageError(
+            "two inputs would be written to the same file under -o; migrate them apart"
+        )
+    for source, target in pairs:
+        if target is None or in_place:
+            continue
+        if target.exists() and target.resolve() == source.resolve():
+            raise UsageError(
+                f"-o would overwrite the input {safe(str(source), 300)}; use --in-place"
+            )
+        if not _same_kind(source, target):
+            raise UsageError(
+                f"{safe(str(target), 300)} is not the same kind of file as "
+                f"{safe(str(source), 300)} (.json, .jsonl, .gz)"
+            )
+    return pairs
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Migrate, report, and say how it went."""
+    limits = limits_of(arguments)
+    try:
+        pairs = _plan(arguments.paths, arguments.output, arguments.in_place)
+    except InputError as error:
+        raise UsageError(error.problem.message) from None
+    to_stdout = arguments.output is None and not arguments.in_place
+    err = console_for(sys.stderr)
+    total = sum(path.stat().st_size for path, _ in pairs)
+    bar = Bar(
+        "migrating",
+        counts="bytes",
+        out=stdout_console(),
+        err=err,
+        text_on_stdout=not to_stdout,
+        enabled=not arguments.no_progress,
+        total=total,
+    )
+    done = 0
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        bar.update(done)
+
+    results: list[FileMigration] = []
+    with bar:
+        for source, target in pairs:
+            try:
+                if target is None:
+                    result = migrate_to_stream(
+                        source, arguments.to, sys.stdout.buffer, limits=limits, progress=advance
+                    )
+                    sys.stdout.buffer.flush()
+                else:
+                    os.makedirs(target.parent, exist_ok=True)
+                    result = migrate_file(
+                        source, arguments.to, target, limits=limits, progress=advance
+                    )
+            except InputError as error:
+                raise UsageError(error.problem.message) from None
+            except OSError as error:
+                raise UsageError(
+                    f"cannot write {safe(str(target), 300)}: {error.strerror or error}"
+                ) from None
+            results.append(result)
+            _report(err if to_stdout else bar.out, result, arguments.in_place)
+    return _summary(err if to_stdout else bar.out, results, arguments.to)
+
+
+def _report(console: Console, result: FileMigration, in_place: bool) -> None:
+    for problem in result.problems:
+        line = f":{problem.line}" if problem.line is not None else ""
+        head = Text(f"{safe(result.source, 500)}{line}: cannot migrate", style="bold red")
+        console.print(head)
+        print_problem(console, problem)
+    if result.problems and result.target is not None:
+        outcome = "left as it was" if in_place else "not written"
+        console.print(Text(f"  {safe(result.target, 500)} {outcome}", style="dim"))
+
+
+def _summary(console: Console, results: list[FileMigration], version: str) -> int:
+    migrated = sum(result.migrated for result in results)
+    changed = sum(result.upgraded for result in results if result.migrated)
+    failed = sum(len(result.problems) for result in results)
+    text = (
+        f"migrated {migrated} record(s) of {len(results)} file(s) to format {version} "
+        f"({changed} changed version, {migrated - changed} already were)"
+    )
+    if failed:
+        kept = sum(1 for result in results if result.problems and result.target is not None)
+        text += f"; {failed} record(s) could not be migrated"
+        text += f", {kept} file(s) not written" if kept else ""
+    console.print(Text(text))
+    return EXIT_INVALID if failed else EXIT_OK
