@@ -25,13 +25,14 @@ from spades_replay.errors import (
 from spades_replay.record.io import dump, dumps, load, loads
 from spades_replay.record.models import FourPlayerRecord, TwoPlayerRecord
 from spades_replay.replay import GameResult, HandReplay, Replay, Step, check, replay
-from spades_replay.rescore import Rescore, RescoreError, rescore
+from spades_replay.rescore import CorpusRescore, Rescore, RescoreError, rescore
 from spades_replay.validate import CorpusValidation, RecordReport, validate_bytes
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Code",
+    "CorpusRescore",
     "CorpusValidation",
     "FormatError",
     "FourPlayerRecord",

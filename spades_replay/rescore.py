@@ -54,9 +54,8 @@ class RescoreError(ValueError):
     the format does not allow. The message says why."""
 
 
-def scoring_changes(rules: Rules, options: Mapping[str, Option]) -> Rules:
-    """``rules`` with the scoring ``options`` changed; raises :class:`RescoreError` for an
-    unknown option, one that shaped what was legal, or a value out of its range."""
+def check_option_names(options: Iterable[str]) -> None:
+    """Raise :class:`RescoreError` for an unknown option or one that shaped what was legal."""
     scoring = ", ".join(SCORING_OPTIONS)
     for name in options:
         if name not in RULE_FIELDS:
@@ -66,6 +65,13 @@ def scoring_changes(rules: Rules, options: Mapping[str, Option]) -> Rules:
                 f"{name} shaped what was legal and cannot be changed by rescoring; "
                 f"the scoring options are {scoring}"
             )
+
+
+def scoring_changes(rules: Rules, options: Mapping[str, Option]) -> Rules:
+    """``rules`` with the scoring ``options`` changed; raises :class:`RescoreError` for an
+    unknown option, one that shaped what was legal, or a value out of its range (with the
+    other options of ``rules``: ``lose_score`` must stay below ``target_score``)."""
+    check_option_names(options)
     merged = {**rules_model(rules).model_dump(), **options}
     try:
         models.Rules.model_validate(merged)
