@@ -186,7 +186,8 @@ def _corpus(context: Context, changes: dict[str, Option]) -> None:
     if not changes:
         st.info("Change a scoring option above to see how every game shown would have gone.")
         return
-    whatif = data.rescore_games(context.loaded, context.view, context.uploads, changes)
+    with st.spinner(f"Rescoring {games.height} game(s)…"):
+        whatif = data.rescore_games(context.loaded, context.view, context.uploads, changes)
     for where, why in whatif.refused:
         st.warning(f"{md(where, 200)} is left out: {md(why, 300)}")
     if whatif.unread:

@@ -173,3 +173,20 @@ def test_names_from_records_are_never_markup(
     assert code == 0
     assert "[bold red]Eve[/] \\x1b[31m" in out
     assert "\x1b" not in out
+
+
+def test_changed_lists_only_the_games_whose_winner_changes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, err = run(capsys, *CORPORA, "--rule", "target_score=200", "--format", "json")
+    assert code == 0
+    every = orjson.loads(out)
+    code, out, err = run(
+        capsys, *CORPORA, "--rule", "target_score=200", "--format", "json", "--changed"
+    )
+    assert code == 0
+    changed = orjson.loads(out)
+    assert changed["summary"] == every["summary"]
+    assert changed["games"] == [game for game in every["games"] if game["winner_changed"]]
+    assert 0 < len(changed["games"]) < len(every["games"])
+    assert f"{every['summary']['games']} game(s) rescored" in err

@@ -98,6 +98,11 @@ def register(commands: Any) -> None:
         help="table for people (default); csv (one row per game) or json for tools",
     )
     parser.add_argument(
+        "--changed",
+        action="store_true",
+        help="list only the games whose winner changes (the summary still counts every game)",
+    )
+    parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
     parser.add_argument(
@@ -386,6 +391,8 @@ def run(arguments: argparse.Namespace) -> int:
             _report_invalid(err, report)
     summary = CorpusRescore().extend(rescored.game for rescored in gathered.games)
     games = gathered.games
+    if arguments.changed:
+        games = [rescored for rescored in games if rescored.game.winner_changed]
     if arguments.format == "table":
         if arguments.output:
             capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
@@ -411,7 +418,7 @@ def run(arguments: argparse.Namespace) -> int:
     result = validation.summary
     for problem in result.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
-    counted = f"{len(games)} game(s) rescored"
+    counted = f"{summary.games} game(s) rescored"
     if result.invalid:
         counted += f", {result.invalid} invalid record(s) left out"
     err.print(Text(counted, style="bold red" if result.invalid else "green"))
