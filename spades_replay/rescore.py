@@ -67,19 +67,39 @@ def check_option_names(options: Iterable[str]) -> None:
             )
 
 
-def scoring_changes(rules: Rules, options: Mapping[str, Option]) -> Rules:
-    """``rules`` with the scoring ``options`` changed; raises :class:`RescoreError` for an
-    unknown option, one that shaped what was legal, or a value out of its range (with the
-    other options of ``rules``: ``lose_score`` must stay below ``target_score``)."""
-    check_option_names(options)
-    merged = {**rules_model(rules).model_dump(), **options}
+def _validated(options: Mapping[str, Option]) -> None:
+    """Raise :class:`RescoreError` unless the format takes ``options`` as rules."""
     try:
-        models.Rules.model_validate(merged)
+        models.Rules.model_validate(options)
     except ValidationError as error:
         first = error.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"])
         message = str(first["msg"]).removeprefix("Value error, ")
         raise RescoreError(f"bad value for {where}: {message}") from None
+
+
+LARGEST_TARGET = 100_000
+"""The largest ``target_score`` the format takes."""
+
+
+def check_options(options: Mapping[str, Option]) -> None:
+    """Check ``options`` before any game: names (:func:`check_option_names`), and each value's
+    type and range. Whether ``lose_score`` is below a game's ``target_score`` is checked game
+    by game (unless ``target_score`` is among the options)."""
+    check_option_names(options)
+    for name, value in options.items():
+        probe: dict[str, Option] = {name: value}
+        if name == "lose_score":
+            probe["target_score"] = options.get("target_score", LARGEST_TARGET)
+        _validated(probe)
+
+
+def scoring_changes(rules: Rules, options: Mapping[str, Option]) -> Rules:
+    """``rules`` with the scoring ``options`` changed; raises :class:`RescoreError` for an
+    unknown option, one that shaped what was legal, or a value out of its range (with the
+    other options of ``rules``: ``lose_score`` must stay below ``target_score``)."""
+    check_options(options)
+    _validated({**rules_model(rules).model_dump(), **options})
     return rules.replace(**options)
 
 

@@ -127,19 +127,32 @@ def test_output_file_is_the_same_whatever_the_jobs(
 
 
 @pytest.mark.parametrize(
-    ("rule", "words"),
+    ("rules", "words"),
     [
-        ("nil_allowed=false", "nil_allowed shaped what was legal and cannot be changed"),
-        ("first_lead=1", "first_lead shaped what was legal"),
-        ("target=300", "unknown rules option 'target'"),
-        ("target_score", "--rule takes KEY=VALUE"),
-        ("target_score=lots", "is not a whole number, true, false or null"),
-        ("target_score=0", "bad value for target_score"),
-        ("lose_score=600", "lose_score (600) must be below target_score (500)"),
+        (["nil_allowed=false"], "nil_allowed shaped what was legal and cannot be changed"),
+        (["first_lead=1"], "first_lead shaped what was legal"),
+        (["target=300"], "unknown rules option 'target'"),
+        (["target_score"], "--rule takes KEY=VALUE"),
+        (["target_score=lots"], "is not a whole number, true, false or null"),
+        (["target_score=0"], "error: bad value for target_score"),
+        (["target_score=true"], "error: bad value for target_score"),
+        (["lose_score=-200000"], "error: bad value for lose_score"),
+        (
+            ["target_score=300", "lose_score=300"],
+            "error: bad value for lose_score: lose_score (300) must be below target_score (300)",
+        ),
+        (
+            ["lose_score=600"],
+            f"error: {MERCY}: bad value for lose_score: lose_score (600) must be below "
+            "target_score (500)",
+        ),
     ],
 )
-def test_usage_errors_say_why(capsys: pytest.CaptureFixture[str], rule: str, words: str) -> None:
-    code, out, err = run(capsys, MERCY, "--rule", rule)
+def test_usage_errors_say_why(
+    capsys: pytest.CaptureFixture[str], rules: list[str], words: str
+) -> None:
+    settings = [part for rule in rules for part in ("--rule", rule)]
+    code, out, err = run(capsys, MERCY, *settings)
     assert code == 2
     assert words in err
     assert "Traceback" not in err

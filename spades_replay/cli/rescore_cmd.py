@@ -46,7 +46,7 @@ from spades_replay.rescore import (
     Outcome,
     Rescore,
     RescoreError,
-    check_option_names,
+    check_options,
     rescore,
 )
 from spades_replay.text import safe
@@ -115,7 +115,7 @@ def register(commands: Any) -> None:
 
 def parse_options(settings: list[str]) -> dict[str, Option]:
     """The scoring options that ``KEY=VALUE`` settings ask for; a usage error for a malformed
-    setting, an unknown option or one that is not a scoring option."""
+    setting, an unknown option, one that is not a scoring option, or a value out of range."""
     options: dict[str, Option] = {}
     for setting in settings:
         key, sep, value = setting.partition("=")
@@ -123,7 +123,7 @@ def parse_options(settings: list[str]) -> dict[str, Option]:
             raise UsageError(f"--rule takes KEY=VALUE, got {setting!r}")
         options[key.strip()] = rule_value(value)
     try:
-        check_option_names(options)
+        check_options(options)
     except RescoreError as error:
         raise UsageError(str(error)) from None
     return options
