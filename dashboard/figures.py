@@ -442,6 +442,10 @@ def whatif_scores(game: Rescore) -> go.Figure:
         title="Running score: as played and rescored",
         xaxis_title="hand",
         yaxis_title="score",
+        # six long entries: under the plot, where they cannot run into the title
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+        margin={**_LAYOUT["margin"], "b": 110},
+        height=520,
     )
     figure.update_xaxes(dtick=1)
     return figure
