@@ -216,7 +216,15 @@ def _signed(value: float) -> str:
 
 def _games_table(games: list[Rescored]) -> Table:
     table = Table(title="Games rescored", title_justify="left")
-    for heading in ("game", "sides", "as played", "ends", "rescored", "ends ", "change"):
+    for heading in (
+        "game",
+        "sides",
+        "as played",
+        "ends (played)",
+        "rescored",
+        "ends (rescored)",
+        "change",
+    ):
         table.add_column(heading)
     for rescored in games:
         game = rescored.game
@@ -277,7 +285,14 @@ def _summary_lines(summary: CorpusRescore, options: dict[str, Option]) -> list[s
 
 def _players_table(summary: CorpusRescore) -> Table:
     table = Table(title="Players", title_justify="left")
-    for heading in ("player", "games", "wins as played", "rate", "wins rescored", "rate "):
+    for heading in (
+        "player",
+        "games",
+        "wins as played",
+        "rate as played",
+        "wins rescored",
+        "rate rescored",
+    ):
         table.add_column(heading, justify="left" if heading == "player" else "right")
     for row in summary.player_rows():
         name = safe(row.name, 60)
