@@ -9,14 +9,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import spades_replay
 from spades_replay.corpus import Task, is_corpus, read_task
 from spades_replay.engine.rules import SCORING_OPTIONS, Rules
+from spades_replay.engine.scoring import end_reason
 from spades_replay.engine.seats import Variant
 from spades_replay.record import models
 from spades_replay.record.io import loads
-from spades_replay.rescore import CorpusRescore, RescoreError, Spread, rescore
+from spades_replay.rescore import CorpusRescore, RescoreError, Spread, outcome_under, rescore
 from spades_replay.simulate import simulate_game
 from spades_replay.validate import check_bytes
 
@@ -271,3 +274,32 @@ def test_spread_of_nothing_and_of_numbers() -> None:
     assert Spread.of([]) == Spread(0.0, 0.0, 0, 0)
     spread = Spread.of([2, 4, 4, 4, 5, 5, 7, 9])
     assert (spread.mean, spread.std, spread.low, spread.high) == (5.0, 2.0, 2, 9)
+
+
+REPLAYS = [replayed for _, data in RECORDS for replayed in (check_bytes(data)[1],) if replayed]
+
+
+@settings(max_examples=150)
+@given(
+    game=st.sampled_from(REPLAYS),
+    target=st.integers(1, 2_000),
+    lose=st.one_of(st.none(), st.integers(-2_000, 0)),
+)
+def test_the_end_of_the_game_moves_and_nothing_else(
+    game: spades_replay.Replay, target: int, lose: int | None
+) -> None:
+    """Target and mercy line change no hand's score: the running scores rescored are those
+    as played, up to the first hand after which a side has won under the new ones."""
+    what_if = rescore(game, target_score=target, lose_score=lose)
+    played = outcome_under(game, game.rules.replace(target_score=10**9, lose_score=None))
+    every = played.hand_scores
+    assert every[: len(what_if.original.hand_scores)] == what_if.original.hand_scores
+    rules = game.rules.replace(target_score=target, lose_score=lose)
+    ends = [number for number, scores in enumerate(every, 1) if end_reason(rules, scores)]
+    end = ends[0] if ends else None
+    assert what_if.rescored.end_hand == end
+    assert what_if.rescored.hand_scores == every[: end or len(every)]
+    if end is not None:
+        first, second = every[end - 1]
+        assert what_if.rescored.winner == (0 if first > second else 1)
+        assert what_if.rescored.reason == end_reason(rules, every[end - 1])
