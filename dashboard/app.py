@@ -8,9 +8,9 @@ navigation between the pages; each page is a module of its own.
 import sys
 
 import streamlit as st
-from spades_replay.dashboard import charts, replay, sidebar, stats, validate
+from spades_replay.dashboard import charts, replay, sidebar, stats, validate, whatif
 from spades_replay.dashboard.data import data_paths
 
 st.set_page_config(page_title="spades-replay", page_icon="♠", layout="wide")
 sidebar.render(data_paths(sys.argv, __file__))
-st.navigation([replay.page(), charts.page(), stats.page(), validate.page()]).run()
+st.navigation([replay.page(), charts.page(), stats.page(), whatif.page(), validate.page()]).run()

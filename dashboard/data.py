@@ -12,6 +12,9 @@ page, which replays one game at a time from that place. Invalid records are kept
 (shown, never counted); a path that cannot be read at all is a problem of the load, not an
 error of the app.
 
+The What-if page's rescoring of the games shown (:func:`rescore_games`) is cached on their
+places, digests and the options changed.
+
 The double-dummy analysis (docs/analysis.md) is cached here too: a hand's
 :class:`~spades_replay.analysis.HandAnalysis` and the values of the legal cards at one of its
 plays, keyed on the game's place and digest, the hand, the card and the time cap; a corpus's
@@ -43,9 +46,11 @@ from spades_replay.analysis import (
 )
 from spades_replay.corpus import Source, Task, expand, is_corpus, read_task
 from spades_replay.engine.cards import Card
+from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import Code, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.replay import HandReplay, Replay
+from spades_replay.rescore import CorpusRescore, Rescore, RescoreError, rescore
 from spades_replay.stats.double_dummy import HandList, analysis_table
 from spades_replay.stats.tables import TableRows, Tables
 from spades_replay.validate import RecordReport, check_bytes, oversize_report
@@ -517,10 +522,11 @@ def _sources_of(
     yield from read_task(Task(0, name, is_corpus(Path(name))))
 
 
-def games_of(
+def replays_of(
     games: Iterable[tuple[int, GameRef]], uploads: dict[str, Upload]
-) -> tuple[HandList, tuple[str, ...]]:
-    """The complete hands of some games, each file read once; and the places not found."""
+) -> tuple[dict[int, Replay], tuple[str, ...]]:
+    """The replays of some games (number and place), each file read once; and the places
+    not found."""
     wanted: dict[tuple[str, str, str], dict[int | None, int]] = {}
     for game, ref in games:
         wanted.setdefault((ref.origin, ref.name, ref.digest), {})[ref.line] = game
@@ -539,10 +545,18 @@ def games_of(
         for line, game in lines.items():
             if game not in found:
                 unread.append(GameRef(origin, name, line, digest).where)
+    return found, tuple(unread)
+
+
+def games_of(
+    games: Iterable[tuple[int, GameRef]], uploads: dict[str, Upload]
+) -> tuple[HandList, tuple[str, ...]]:
+    """The complete hands of some games, each file read once; and the places not found."""
+    found, unread = replays_of(games, uploads)
     hands = HandList()
     for game in sorted(found):
         hands.add(found[game], game)
-    return hands, tuple(unread)
+    return hands, unread
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -587,3 +601,48 @@ def corpus_analysis(
         for ref in (loaded.ref(game),)
     )
     return _corpus_analysis(games, time_cap, jobs, uploads, tables.seat_hands)
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """Games rescored with the same changes (docs/rules.md): each game's number and figures
+    in input order, their summary, the games whose own rules refuse the changes (place and
+    why), and the places that could not be read again."""
+
+    games: tuple[tuple[int, Rescore], ...]
+    summary: CorpusRescore
+    refused: tuple[tuple[str, str], ...]
+    unread: tuple[str, ...]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _rescored(
+    games: tuple[tuple[int, str, str, int | None, str], ...],
+    changes: tuple[tuple[str, RuleValue], ...],
+    _uploads: dict[str, Upload],
+) -> WhatIf:
+    """The games rescored; cached on their places and digests and the changes."""
+    refs = {game: GameRef(origin, name, line, digest) for game, origin, name, line, digest in games}
+    found, unread = replays_of(refs.items(), _uploads)
+    rescored: list[tuple[int, Rescore]] = []
+    refused: list[tuple[str, str]] = []
+    for game in sorted(found):
+        try:
+            rescored.append((game, rescore(found[game], **dict(changes))))
+        except RescoreError as error:
+            refused.append((refs[game].where, str(error)))
+    summary = CorpusRescore().extend(figures for _, figures in rescored)
+    return WhatIf(tuple(rescored), summary, tuple(refused), unread)
+
+
+def rescore_games(
+    loaded: Loaded, tables: Tables, uploads: dict[str, Upload], changes: dict[str, RuleValue]
+) -> WhatIf:
+    """Every game of ``tables`` (games of ``loaded``) rescored with the scoring options
+    ``changes`` (cached): the What-if page's one way to the corpus."""
+    games = tuple(
+        (game, ref.origin, ref.name, ref.line, ref.digest)
+        for game in tables.games.get_column("game").to_list()
+        for ref in (loaded.ref(game),)
+    )
+    return _rescored(games, tuple(sorted(changes.items())), uploads)

@@ -15,6 +15,8 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import polars as pl
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
+from spades_replay.rescore import Rescore
+
 from .markup import plot_text
 
 SIDE_COLOURS = ("#1f5fa8", "#c2452d")
@@ -377,5 +379,131 @@ def tricks_lost(players: pl.DataFrame) -> go.Figure:
         "Tricks lost by misplays per hand (double dummy)",
         title="tricks per hand",
         range=[0, max(top, 0.5) * 1.5],  # room for the labels beside the longest bar
+    )
+    return figure
+
+
+WHATIF_DASH = ("solid", "dash")
+"""As played (solid) and rescored (dashed), in the What-if charts."""
+
+
+def whatif_scores(game: Rescore) -> go.Figure:
+    """A game's running scores as played (solid) and rescored (dashed), each side in its
+    colour, from 0 before hand 1; a star where each version of the game ends (none when it
+    does not end within the hands played); the target lines of both rule sets. Always six
+    traces: four lines, then the two end markers (as played, rescored)."""
+    figure = go.Figure()
+    outcomes = (("as played", game.original), ("rescored", game.rescored))
+    for (label, outcome), dash in zip(outcomes, WHATIF_DASH, strict=True):
+        scores = outcome.hand_scores
+        for side in (0, 1):
+            figure.add_trace(
+                go.Scatter(
+                    x=list(range(len(scores) + 1)),
+                    y=[0, *(pair[side] for pair in scores)],
+                    mode="lines+markers",
+                    name=f"{plot_text(game.side_names[side], 60)} (side {side}), {label}",
+                    line={"color": SIDE_COLOURS[side], "dash": dash},
+                    marker={"size": 5},
+                )
+            )
+    for label, outcome in outcomes:
+        end = outcome.end_hand
+        winner = outcome.winner
+        figure.add_trace(
+            go.Scatter(
+                x=[] if end is None else [end],
+                y=[] if end is None or winner is None else [outcome.scores[winner]],
+                mode="markers+text",
+                name=f"ends, {label}",
+                text=[] if end is None else [f"ends: hand {end}"],
+                textposition="top center",
+                marker={
+                    "symbol": "star",
+                    "size": 16,
+                    "color": "#333" if label == "as played" else "#f2b134",
+                    "line": {"width": 1, "color": "#000"},
+                },
+            )
+        )
+    for option, dash, position in (
+        ("target_score", "dash", "top left"),
+        ("lose_score", "dot", "bottom left"),
+    ):
+        for line, text in _whatif_lines(game, option):
+            figure.add_hline(
+                y=line,
+                line={"dash": dash, "color": "#333" if option == "target_score" else "#b82e2e"},
+                annotation_text=text,
+                annotation_position=position,
+            )
+    figure.update_layout(
+        _LAYOUT,
+        title="Running score: as played and rescored",
+        xaxis_title="hand",
+        yaxis_title="score",
+        # six long entries: under the plot, where they cannot run into the title
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+        margin={**_LAYOUT["margin"], "b": 110},
+        height=520,
+    )
+    figure.update_xaxes(dtick=1)
+    return figure
+
+
+def _whatif_lines(game: Rescore, option: str) -> list[tuple[int, str]]:
+    """The lines of ``option`` (``target_score`` or ``lose_score``) to draw: one when both
+    rule sets agree, else one for each; none for a ``lose_score`` of ``None``."""
+    word = "target" if option == "target_score" else "mercy"
+    before = getattr(game.original.rules, option)
+    after = getattr(game.rescored.rules, option)
+    if before == after:
+        return [] if before is None else [(before, f"{word} {before}")]
+    lines = []
+    if before is not None:
+        lines.append((before, f"{word} {before} (as played)"))
+    if after is not None:
+        lines.append((after, f"{word} {after} (rescored)"))
+    return lines
+
+
+def whatif_labels(players: pl.DataFrame) -> list[str]:
+    """One distinct label per player row: the name, with the key when names collide."""
+    rows = players.select("player", "player_key").rows()
+    names = [name for name, _ in rows]
+    labels = [name if names.count(name) == 1 else f"{name} ({key})" for name, key in rows]
+    return [plot_text(label, 70) for label in labels]
+
+
+def whatif_win_rates(players: pl.DataFrame) -> go.Figure:
+    """Each player's win rate as played and rescored, side by side, each bar labelled
+    wins/games. ``players``: the rows of ``CorpusRescore.to_dict()["players"]``. Two traces."""
+    labels = whatif_labels(players)
+    games = players.get_column("games").to_list()
+    figure = go.Figure()
+    for when, colour in (("before", "#9ecae9"), ("after", "#1f5fa8")):
+        name = "as played" if when == "before" else "rescored"
+        wins = players.get_column(f"wins_{when}").to_list()
+        figure.add_trace(
+            go.Bar(
+                y=labels,
+                x=players.get_column(f"win_rate_{when}").to_list(),
+                orientation="h",
+                name=name,
+                marker_color=colour,
+                text=[f"{won}/{total}" for won, total in zip(wins, games, strict=True)],
+                textposition="outside",
+                cliponaxis=False,
+                hovertemplate="%{y}<br>%{x:.0%} (%{text})<extra>" + name + "</extra>",
+            )
+        )
+    figure.update_layout(
+        _LAYOUT,
+        title="Win rate as played and rescored",
+        barmode="group",
+        height=max(320, 120 + 48 * players.height),
+        hovermode="closest",
+        xaxis={"tickformat": ".0%", "range": [0, 1.2]},
+        yaxis={"autorange": "reversed", "automargin": True},
     )
     return figure

@@ -9,8 +9,8 @@
 
 The layers, lowest first (each imports only those below it): :mod:`.errors`; the record
 format (:mod:`.record`) and the rules engine (:mod:`.engine`), which know nothing of each
-other; :mod:`.convert`, where they meet; :mod:`.replay`; :mod:`.corpus` and :mod:`.validate`;
-and the command line (:mod:`.cli`).
+other; :mod:`.convert`, where they meet; :mod:`.replay`; :mod:`.corpus` and :mod:`.validate`
+(and beside it :mod:`.rescore`, what-if rescoring); and the command line (:mod:`.cli`).
 """
 
 from spades_replay.errors import (
@@ -25,12 +25,14 @@ from spades_replay.errors import (
 from spades_replay.record.io import dump, dumps, load, loads
 from spades_replay.record.models import FourPlayerRecord, TwoPlayerRecord
 from spades_replay.replay import GameResult, HandReplay, Replay, Step, check, replay
+from spades_replay.rescore import CorpusRescore, Rescore, RescoreError, rescore
 from spades_replay.validate import CorpusValidation, RecordReport, validate_bytes
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Code",
+    "CorpusRescore",
     "CorpusValidation",
     "FormatError",
     "FourPlayerRecord",
@@ -41,6 +43,8 @@ __all__ = [
     "RecordError",
     "RecordReport",
     "Replay",
+    "Rescore",
+    "RescoreError",
     "RulesError",
     "SpadesReplayError",
     "Step",
@@ -52,5 +56,6 @@ __all__ = [
     "load",
     "loads",
     "replay",
+    "rescore",
     "validate_bytes",
 ]

@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.text import Text
 
 from spades_replay.corpus import Task, is_corpus, read_task
+from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.replay import HandReplay, Replay
@@ -26,6 +27,33 @@ EXIT_INTERRUPTED = 130
 
 class UsageError(Exception):
     """A command was asked for something it cannot do: reported, exit code 2."""
+
+
+WORD_OPTIONS = frozenset({"first_lead"})
+"""Options whose value is a word, not a number or true/false/null."""
+
+
+def rule_setting(setting: str) -> tuple[str, RuleValue]:
+    """A ``--rule KEY=VALUE`` setting as the option's name and value: a whole number, true,
+    false or null, or for an option that takes a word (``first_lead``) the word itself. Which
+    options a command accepts, and their ranges, are the command's to check."""
+    key, sep, text = setting.partition("=")
+    if not sep:
+        raise UsageError(f"--rule takes KEY=VALUE, got {setting!r}")
+    key = key.strip()
+    lowered = text.strip().lower()
+    if key in WORD_OPTIONS:
+        return key, None if lowered in ("null", "none") else text.strip()
+    if lowered in ("true", "false"):
+        return key, lowered == "true"
+    if lowered in ("null", "none"):
+        return key, None
+    try:
+        return key, int(text)
+    except ValueError:
+        raise UsageError(
+            f"--rule {key}: {text!r} is not a whole number, true, false or null"
+        ) from None
 
 
 def console_for(stream: TextIO) -> Console:

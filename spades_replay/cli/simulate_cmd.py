@@ -9,10 +9,16 @@ from typing import Any
 from pydantic import ValidationError
 from rich.text import Text
 
-from spades_replay.cli.common import EXIT_OK, UsageError, console_for, stdout_console
+from spades_replay.cli.common import (
+    EXIT_OK,
+    UsageError,
+    console_for,
+    rule_setting,
+    stdout_console,
+)
 from spades_replay.cli.progress import Bar
 from spades_replay.convert import RULE_FIELDS, rules_of
-from spades_replay.engine.rules import PRESETS
+from spades_replay.engine.rules import PRESETS, RuleValue
 from spades_replay.engine.seats import Variant
 from spades_replay.record.models import Rules as RulesModel
 from spades_replay.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, write_corpus
@@ -72,40 +78,15 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-Option = int | bool | str | None
-WORD_OPTIONS = frozenset({"first_lead"})
-"""Options whose value is a word, not a number or true/false/null."""
-
-
-def _value(key: str, text: str) -> Option:
-    """A ``--rule`` value: a whole number, true, false or null, or for an option that takes a
-    word (``first_lead``) the word itself."""
-    lowered = text.strip().lower()
-    if key in WORD_OPTIONS:
-        return None if lowered in ("null", "none") else text.strip()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("null", "none"):
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise UsageError(
-            f"--rule {key}: {text!r} is not a whole number, true, false or null"
-        ) from None
-
-
-def parse_rules(preset: str, settings: list[str]) -> dict[str, Option]:
+def parse_rules(preset: str, settings: list[str]) -> dict[str, RuleValue]:
     """The rules options from a preset and ``KEY=VALUE`` settings, checked by the format."""
     rules = PRESETS[preset]
-    options: dict[str, Option] = {name: getattr(rules, name) for name in RULE_FIELDS}
+    options: dict[str, RuleValue] = {name: getattr(rules, name) for name in RULE_FIELDS}
     for setting in settings:
-        key, sep, value = setting.partition("=")
-        if not sep:
-            raise UsageError(f"--rule takes KEY=VALUE, got {setting!r}")
-        if key.strip() not in options:
-            raise UsageError(f"unknown rule {key.strip()!r}; the options are {', '.join(options)}")
-        options[key.strip()] = _value(key.strip(), value)
+        key, value = rule_setting(setting)
+        if key not in options:
+            raise UsageError(f"unknown rule {key!r}; the options are {', '.join(options)}")
+        options[key] = value
     try:
         RulesModel.model_validate(options)
     except ValidationError as error:

@@ -18,6 +18,9 @@ TWO_OF_CLUBS = "two_of_clubs"
 FIRST_LEADS = (LEFT_OF_DEALER, TWO_OF_CLUBS)
 """The values of ``first_lead``: who leads the first trick of a four-player hand."""
 
+RuleValue = int | bool | str | None
+"""The value of one option."""
+
 SCORING_OPTIONS = (
     "target_score",
     "lose_score",
@@ -65,11 +68,11 @@ class Rules:
         ]
         return f"Rules({', '.join(changed)})"
 
-    def as_dict(self) -> dict[str, int | bool | str | None]:
+    def as_dict(self) -> dict[str, RuleValue]:
         """Every option, resolved, in declaration order."""
         return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
-    def replace(self, **changes: int | bool | str | None) -> Rules:
+    def replace(self, **changes: RuleValue) -> Rules:
         """A copy with some options changed."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 

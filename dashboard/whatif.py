@@ -1,0 +1,248 @@
+"""The What-if page: the game picked, and every game shown, scored again under other scoring
+options (docs/rules.md, "Rescoring under other rules")."""
+
+from __future__ import annotations
+
+import polars as pl
+import streamlit as st
+from streamlit.navigation.page import StreamlitPage
+
+from spades_replay.engine.rules import Rules, RuleValue
+from spades_replay.rescore import PARTS, Outcome, Rescore, RescoreError, rescore
+
+from . import data, figures
+from .markup import md, plain
+from .widgets import Context, current, pick_game
+
+PART_LABELS = {
+    "contract_points": "contract",
+    "bag_points": "bags",
+    "nil_points": "Nil",
+    "penalty_points": "bag penalties",
+    "points": "total",
+}
+MERCY_DEFAULT = -200
+"""The lose score offered when the game had no mercy rule."""
+DOUBLE_DEFAULT = 10
+"""The doubled-contract threshold offered when the game had none."""
+PERCENT = st.column_config.NumberColumn(format="percent")
+
+
+def page() -> StreamlitPage:
+    """The page, for ``st.navigation`` and links."""
+    return st.Page(render, title="What-if", icon=":material/rule:", url_path="whatif")
+
+
+def options(rules: Rules, suffix: str) -> dict[str, RuleValue]:
+    """The widgets of the nine scoring options, starting from ``rules`` (their keys end in
+    ``suffix``, so that each game starts from its own rules); every option's value."""
+    key = f"whatif|{suffix}|"
+    with st.container(border=True):
+        st.markdown("**Scoring options** (the others shaped what was legal and stay as played)")
+        left, middle, right = st.columns(3)
+        target = left.number_input(
+            "Target score", 1, 100_000, rules.target_score, step=50, key=key + "target_score"
+        )
+        mercy = middle.checkbox(
+            "Mercy rule: a side at the lose score loses",
+            rules.lose_score is not None,
+            key=key + "mercy",
+        )
+        lose = middle.number_input(
+            "Lose score",
+            -100_000,
+            100_000,
+            rules.lose_score if rules.lose_score is not None else MERCY_DEFAULT,
+            step=50,
+            disabled=not mercy,
+            key=key + "lose_score",
+        )
+        double = right.checkbox(
+            "Doubled contracts: 20 a trick from",
+            rules.double_contract_from is not None,
+            key=key + "double",
+        )
+        double_from = right.number_input(
+            "Contract of at least (tricks)",
+            1,
+            13,
+            rules.double_contract_from or DOUBLE_DEFAULT,
+            disabled=not double,
+            key=key + "double_contract_from",
+        )
+        bag_limit = left.number_input("Bag limit", 1, 1_000, rules.bag_limit, key=key + "bag_limit")
+        bag_penalty = left.number_input(
+            "Bag penalty", 0, 100_000, rules.bag_penalty, step=10, key=key + "bag_penalty"
+        )
+        nil_bonus = middle.number_input(
+            "Nil bonus", 0, 100_000, rules.nil_bonus, step=10, key=key + "nil_bonus"
+        )
+        blind_bonus = middle.number_input(
+            "Blind Nil bonus", 0, 100_000, rules.blind_nil_bonus, step=10, key=key + "blind"
+        )
+        as_bags = right.toggle(
+            "A failed Nil's tricks count as bags",
+            rules.failed_nil_tricks_count_as_bags,
+            key=key + "as_bags",
+        )
+        help_partner = right.toggle(
+            "A failed Nil's tricks help her partner (four-player)",
+            rules.failed_nil_tricks_help_partner,
+            key=key + "help_partner",
+        )
+    return {
+        "target_score": int(target),
+        "lose_score": int(lose) if mercy else None,
+        "bag_limit": int(bag_limit),
+        "bag_penalty": int(bag_penalty),
+        "nil_bonus": int(nil_bonus),
+        "blind_nil_bonus": int(blind_bonus),
+        "failed_nil_tricks_count_as_bags": bool(as_bags),
+        "failed_nil_tricks_help_partner": bool(help_partner),
+        "double_contract_from": int(double_from) if double else None,
+    }
+
+
+def changes_of(rules: Rules, chosen: dict[str, RuleValue]) -> dict[str, RuleValue]:
+    """The options whose value differs from ``rules``."""
+    return {name: value for name, value in chosen.items() if value != getattr(rules, name)}
+
+
+def changes_text(changes: dict[str, RuleValue]) -> str:
+    """``target_score=300 lose_score=none``, or ``no change``."""
+    if not changes:
+        return "no change"
+    words = {True: "true", False: "false", None: "none"}
+    return " ".join(
+        f"{name}={words[value] if value is None or isinstance(value, bool) else value}"
+        for name, value in changes.items()
+    )
+
+
+def outcome_text(game: Rescore, outcome: Outcome) -> str:
+    """``181 to 208, won by Drew in hand 4 (target)`` or ``..., no winner within 14 hands``."""
+    scores = f"{outcome.scores[0]} to {outcome.scores[1]}"
+    if outcome.winner is None:
+        return f"{scores}, no winner within {game.hands_scored} hand(s)"
+    who = plain(game.side_names[outcome.winner], 80)
+    return f"{scores}, won by {who} in hand {outcome.end_hand} ({outcome.reason})"
+
+
+def parts_rows(game: Rescore) -> list[dict[str, object]]:
+    """Each side's points by part, as played and rescored: one row per part."""
+    rows = []
+    names = [plain(name, 60) for name in game.side_names]
+    before = (game.original.parts(0), game.original.parts(1))
+    after = (game.rescored.parts(0), game.rescored.parts(1))
+    for part in PARTS:
+        row: dict[str, object] = {"part": PART_LABELS[part]}
+        for side in (0, 1):
+            row[f"{names[side]} as played"] = before[side][part]
+            row[f"{names[side]} rescored"] = after[side][part]
+        rows.append(row)
+    return rows
+
+
+def render() -> None:
+    """Draw the page."""
+    st.title("What-if")
+    st.caption(
+        "The same bids and tricks, scored under other scoring options: the game may end "
+        "earlier, end with another winner, or not end within the hands played."
+    )
+    context = current()
+    picked = pick_game(context)
+    if picked is None:
+        return
+    rules = picked.replay.rules
+    chosen = options(rules, picked.ref.key)
+    changes = changes_of(rules, chosen)
+    st.markdown(f"Changes: **{md(changes_text(changes), 500)}**")
+    try:
+        game = rescore(picked.replay, **changes)
+    except RescoreError as error:
+        st.error(md(str(error), 500))
+        return
+    if not game.original.hands:
+        st.info("No hand of this game is complete yet: there is nothing to score.")
+        return
+    _game(game)
+    _corpus(context, changes)
+
+
+def _game(game: Rescore) -> None:
+    left, right = st.columns(2)
+    left.markdown(f"**As played:** {md(outcome_text(game, game.original), 400)}")
+    verdict = " · **the winner changes**" if game.winner_changed else ""
+    right.markdown(f"**Rescored:** {md(outcome_text(game, game.rescored), 400)}{verdict}")
+    st.plotly_chart(figures.whatif_scores(game), key="chart_whatif")
+    st.subheader("Points by part")
+    st.dataframe(parts_rows(game), hide_index=True, key="whatif_parts")
+
+
+def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
+    st.subheader("Every game shown, with the same changes")
+    games = context.view.games
+    if not changes:
+        st.info("Change a scoring option above to see how every game shown would have gone.")
+        return
+    with st.spinner(f"Rescoring {games.height} game(s)…"):
+        whatif = data.rescore_games(context.loaded, context.view, context.uploads, changes)
+    for where, why in whatif.refused:
+        st.warning(f"{md(where, 200)} is left out: {md(why, 300)}")
+    if whatif.unread:
+        places = ", ".join(md(place, 200) for place in whatif.unread[:10])
+        st.warning(
+            f"{len(whatif.unread)} game(s) could not be read again and are left out: {places}"
+        )
+    summary = whatif.summary
+    columns = st.columns(4)
+    columns[0].metric("Games", summary.games, help=f"of {games.height} shown")
+    columns[1].metric("Winner changes", summary.winner_changed)
+    columns[2].metric("End earlier", summary.ends_earlier)
+    columns[3].metric("No longer end", summary.no_longer_ends)
+    spreads = [summary.spread(side) for side in (0, 1)]
+    st.markdown(
+        "  \n".join(
+            f"Side {side} score change: mean **{spread.mean:+.1f}**, spread (std) "
+            f"**{spread.std:.1f}**, from {spread.low:+d} to {spread.high:+d}"
+            for side, spread in enumerate(spreads)
+        )
+    )
+    changed = [
+        {
+            "game": plain(figured.game_id or context.loaded.ref(number).where, 80),
+            "as played": outcome_text(figured, figured.original),
+            "rescored": outcome_text(figured, figured.rescored),
+        }
+        for number, figured in whatif.games
+        if figured.winner_changed
+    ]
+    st.markdown("**Games whose winner changes**")
+    if changed:
+        st.dataframe(changed, hide_index=True, key="whatif_changed")
+    else:
+        st.caption("None: every game has the same winner.")
+    players = pl.DataFrame(
+        [row.to_dict() for row in summary.player_rows()],
+        schema={
+            "player_key": pl.String,
+            "player": pl.String,
+            "games": pl.Int64,
+            "wins_before": pl.Int64,
+            "win_rate_before": pl.Float64,
+            "wins_after": pl.Int64,
+            "win_rate_after": pl.Float64,
+        },
+    )
+    if context.filters.players:
+        players = players.filter(pl.col("player_key").is_in(context.filters.players))
+    if players.height == 0:
+        return
+    st.plotly_chart(figures.whatif_win_rates(players), key="chart_whatif_wins")
+    st.dataframe(
+        players,
+        hide_index=True,
+        column_config={"win_rate_before": PERCENT, "win_rate_after": PERCENT},
+        key="whatif_players",
+    )

@@ -1,0 +1,442 @@
+"""``spades-replay rescore PATH... --rule KEY=VALUE``: how the games would have gone under
+other scoring options (docs/rules.md, "Rescoring under other rules").
+
+Each valid game is scored again, hand by hand, with the options given; per game the command
+reports the final scores and winner as played and rescored, the hand where the game now ends
+(or that it no longer ends within the hands played) and each side's points by part; for the
+whole input, how many games change winner, the mean and spread of each side's score change,
+and every player's wins and win rate before and after. Invalid records are reported and left
+out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import functools
+import io
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from spades_replay.atomic import write_bytes_atomic
+from spades_replay.cli.common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    add_limit_options,
+    console_for,
+    limits_of,
+    print_problem,
+    rule_setting,
+    stdout_console,
+)
+from spades_replay.cli.progress import Bar
+from spades_replay.engine.rules import RuleValue
+from spades_replay.replay import Replay
+from spades_replay.rescore import (
+    PARTS,
+    CorpusRescore,
+    Outcome,
+    Rescore,
+    RescoreError,
+    check_options,
+    rescore,
+)
+from spades_replay.text import safe
+from spades_replay.validate import CorpusValidation, RecordReport, Sink
+
+PARTS_LISTED = 5
+"""Up to this many games, the table shows each game's points by part; beyond, csv and json
+hold them."""
+
+PART_NAMES = {
+    "contract_points": "contract",
+    "bag_points": "bags",
+    "nil_points": "Nil",
+    "penalty_points": "bag penalties",
+    "points": "total",
+}
+
+
+def register(commands: Any) -> None:
+    """Add the command to the parser."""
+    parser = commands.add_parser(
+        "rescore",
+        help="what-if: score the games again under other scoring options",
+        description=(
+            "Score every valid game under the paths again with some scoring options changed "
+            "(target_score, lose_score, bag_limit, bag_penalty, nil_bonus, blind_nil_bonus, "
+            "failed_nil_tricks_count_as_bags, failed_nil_tricks_help_partner, "
+            "double_contract_from); the other options shaped what was legal and cannot "
+            "change. Per game: final scores and winner as played and rescored, the hand where "
+            "the game now ends, each side's points by part. For all the games: how many change "
+            "winner, the mean and spread of each side's score change, and each player's wins "
+            "before and after. Invalid records are reported and left out."
+        ),
+        epilog="Exit codes: 0 every record rescored, 1 some records invalid (left out; the "
+        "rest are still rescored), 2 usage error (such as a non-scoring option) or I/O error.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a scoring option to change, e.g. --rule target_score=300 --rule lose_score=null",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("table", "csv", "json"),
+        default="table",
+        help="table for people (default); csv (one row per game) or json for tools",
+    )
+    parser.add_argument(
+        "--changed",
+        action="store_true",
+        help="list only the games whose winner changes (the summary still counts every game)",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
+    )
+    parser.add_argument(
+        "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: per core)"
+    )
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_limit_options(parser)
+    parser.set_defaults(run=run)
+
+
+def parse_options(settings: list[str]) -> dict[str, RuleValue]:
+    """The scoring options that ``KEY=VALUE`` settings ask for; a usage error for a malformed
+    setting, an unknown option, one that is not a scoring option, or a value out of range."""
+    options: dict[str, RuleValue] = {}
+    for setting in settings:
+        key, value = rule_setting(setting)
+        options[key] = value
+    try:
+        check_options(options)
+    except RescoreError as error:
+        raise UsageError(str(error)) from None
+    return options
+
+
+@dataclass(frozen=True, slots=True)
+class Rescored:
+    """One game rescored, and where it came from."""
+
+    source: str
+    line: int | None
+    game: Rescore
+
+    @property
+    def where(self) -> str:
+        """``path`` or ``path:line``."""
+        return self.source if self.line is None else f"{self.source}:{self.line}"
+
+
+@dataclass
+class RescoreSink:
+    """Rescores the valid games of one task (in its worker); a value the format refuses for
+    a game's rules (``lose_score`` not below its ``target_score``) is kept as an error."""
+
+    options: dict[str, RuleValue]
+    games: list[Rescored] = field(default_factory=list)
+    error: str | None = None
+
+    def add(self, replay: Replay, path: str, line: int | None) -> None:
+        """Rescore one game."""
+        if self.error is not None:
+            return
+        try:
+            self.games.append(Rescored(path, line, rescore(replay, **self.options)))
+        except RescoreError as error:
+            place = path if line is None else f"{path}:{line}"
+            self.error = f"{safe(place, 500)}: {error}"
+
+
+@dataclass
+class Gathered:
+    """Every game rescored, in input order, with absolute line numbers."""
+
+    games: list[Rescored] = field(default_factory=list)
+
+    def take(self, sink: Sink, lines_before: int) -> None:
+        """Take the games of one task."""
+        assert isinstance(sink, RescoreSink)
+        if sink.error is not None:
+            raise UsageError(sink.error)
+        for rescored in sink.games:
+            line = None if rescored.line is None else rescored.line + lines_before
+            self.games.append(Rescored(rescored.source, line, rescored.game))
+
+
+def _add_row(table: Table, *cells: str) -> None:
+    """A row of plain text: names from records are never read as rich markup."""
+    table.add_row(*map(Text, cells))
+
+
+def _report_invalid(console: Console, report: RecordReport) -> None:
+    where = safe(report.source or "<input>", 500)
+    if report.line is not None:
+        where += f":{report.line}"
+    console.print(Text(f"{where}: invalid, left out", style="bold red"))
+    print_problem(console, report.problems[0])
+
+
+def _changes(options: dict[str, RuleValue]) -> str:
+    if not options:
+        return "their own rules"
+    return " ".join(f"{name}={orjson.dumps(value).decode()}" for name, value in options.items())
+
+
+def _winner(game: Rescore, outcome: Outcome) -> str:
+    if outcome.winner is None:
+        return "nobody yet"
+    return safe(game.side_names[outcome.winner], 80)
+
+
+def _ending(game: Rescore, outcome: Outcome) -> str:
+    if outcome.end_hand is None:
+        return f"no end in {game.hands_scored} hand(s)"
+    return f"hand {outcome.end_hand} ({outcome.reason})"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}" if isinstance(value, float) else f"{value:+d}"
+
+
+def _games_table(games: list[Rescored]) -> Table:
+    table = Table(title="Games rescored", title_justify="left")
+    for heading in (
+        "game",
+        "sides",
+        "as played",
+        "ends (played)",
+        "rescored",
+        "ends (rescored)",
+        "change",
+    ):
+        table.add_column(heading)
+    for rescored in games:
+        game = rescored.game
+        before, after = game.original, game.rescored
+        name = safe(game.game_id, 60) if game.game_id else safe(rescored.where, 120)
+        _add_row(
+            table,
+            name,
+            f"{safe(game.side_names[0], 60)} vs {safe(game.side_names[1], 60)}",
+            f"{before.scores[0]} to {before.scores[1]}, {_winner(game, before)}",
+            _ending(game, before),
+            f"{after.scores[0]} to {after.scores[1]}, {_winner(game, after)}",
+            _ending(game, after),
+            ("winner changes; " if game.winner_changed else "")
+            + " / ".join(_signed(change) for change in game.score_change),
+        )
+    return table
+
+
+def _parts_table(rescored: Rescored) -> Table:
+    game = rescored.game
+    name = safe(game.game_id, 60) if game.game_id else safe(rescored.where, 120)
+    table = Table(title=Text(f"Points by part: {name}"), title_justify="left")
+    table.add_column("part")
+    for side in (0, 1):
+        who = safe(game.side_names[side], 60)
+        table.add_column(Text(f"{who} as played"), justify="right")
+        table.add_column(Text(f"{who} rescored"), justify="right")
+    before = (game.original.parts(0), game.original.parts(1))
+    after = (game.rescored.parts(0), game.rescored.parts(1))
+    for part in PARTS:
+        _add_row(
+            table,
+            PART_NAMES[part],
+            str(before[0][part]),
+            str(after[0][part]),
+            str(before[1][part]),
+            str(after[1][part]),
+        )
+    return table
+
+
+def _summary_lines(summary: CorpusRescore, options: dict[str, RuleValue]) -> list[str]:
+    lines = [
+        f"{summary.games} game(s) rescored with {_changes(options)}: "
+        f"{summary.winner_changed} change winner, {summary.ends_earlier} end earlier, "
+        f"{summary.no_longer_ends} no longer end within the hands played, "
+        f"{summary.now_ends} now end"
+    ]
+    for side in (0, 1):
+        spread = summary.spread(side)
+        lines.append(
+            f"side {side} score change: mean {_signed(spread.mean)}, spread (std) "
+            f"{spread.std:.2f}, from {_signed(spread.low)} to {_signed(spread.high)}"
+        )
+    return lines
+
+
+def _players_table(summary: CorpusRescore) -> Table:
+    table = Table(title="Players", title_justify="left")
+    for heading in (
+        "player",
+        "games",
+        "wins as played",
+        "rate as played",
+        "wins rescored",
+        "rate rescored",
+    ):
+        table.add_column(heading, justify="left" if heading == "player" else "right")
+    for row in summary.player_rows():
+        name = safe(row.name, 60)
+        if row.key != row.name:
+            name += f" ({safe(row.key, 60)})"
+        _add_row(
+            table,
+            name,
+            str(row.games),
+            str(row.wins_before),
+            f"{row.rate_before:.1%}",
+            str(row.wins_after),
+            f"{row.rate_after:.1%}",
+        )
+    return table
+
+
+def render_table(
+    console: Console, games: list[Rescored], summary: CorpusRescore, options: dict[str, RuleValue]
+) -> None:
+    """The per-game table, the points by part (for a few games), and the summary."""
+    console.print(_games_table(games))
+    if len(games) <= PARTS_LISTED:
+        for rescored in games:
+            console.print(_parts_table(rescored))
+    else:
+        console.print(
+            Text("points by part: one row per game with --format csv or json", style="dim")
+        )
+    for line in _summary_lines(summary, options):
+        console.print(Text(line))
+    console.print(_players_table(summary))
+
+
+CSV_OUTCOME = ("score_0", "score_1", "winner", "reason", "end_hand")
+
+
+def csv_columns() -> list[str]:
+    """The columns of ``--format csv``, one row per game."""
+    columns = ["source", "line", "game_id", "variant", "side_0", "side_1", "hands_scored"]
+    for when in ("played", "rescored"):
+        columns += [f"{when}_{name}" for name in CSV_OUTCOME]
+        columns += [f"{when}_{part}_{side}" for side in (0, 1) for part in PARTS]
+    return [*columns, "winner_changed", "score_change_0", "score_change_1"]
+
+
+def _csv_row(rescored: Rescored) -> list[Any]:
+    game = rescored.game
+    row: list[Any] = [
+        rescored.source,
+        rescored.line,
+        game.game_id,
+        game.variant.value,
+        game.side_names[0],
+        game.side_names[1],
+        game.hands_scored,
+    ]
+    for outcome in (game.original, game.rescored):
+        row += [*outcome.scores, outcome.winner, outcome.reason, outcome.end_hand]
+        row += [outcome.parts(side)[part] for side in (0, 1) for part in PARTS]
+    return [*row, game.winner_changed, *game.score_change]
+
+
+def encode_csv(games: list[Rescored]) -> bytes:
+    """One row per game (empty cells for ``None``)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(csv_columns())
+    for rescored in games:
+        writer.writerow(["" if cell is None else cell for cell in _csv_row(rescored)])
+    return buffer.getvalue().encode()
+
+
+def encode_json(
+    games: list[Rescored], summary: CorpusRescore, options: dict[str, RuleValue]
+) -> bytes:
+    """The changes asked for, every game, and the summary."""
+    document = {
+        "changes": options,
+        "games": [
+            {"source": rescored.source, "line": rescored.line, **rescored.game.to_dict()}
+            for rescored in games
+        ],
+        "summary": summary.to_dict(),
+    }
+    return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Rescore and write."""
+    options = parse_options(arguments.rule)
+    out = stdout_console()
+    err = console_for(sys.stderr)
+    reading = Bar(
+        "rescoring",
+        counts="bytes",
+        out=out,
+        err=err,
+        text_on_stdout=False,
+        enabled=not arguments.no_progress,
+    )
+    gathered = Gathered()
+    validation = CorpusValidation(
+        arguments.paths,
+        jobs=arguments.jobs,
+        progress=reading.update,
+        limits=limits_of(arguments),
+        sink=functools.partial(RescoreSink, options),
+        on_sink=gathered.take,
+    )
+    with reading:
+        for report in validation:
+            _report_invalid(err, report)
+    summary = CorpusRescore().extend(rescored.game for rescored in gathered.games)
+    games = gathered.games
+    if arguments.changed:
+        games = [rescored for rescored in games if rescored.game.winner_changed]
+    if arguments.format == "table":
+        if arguments.output:
+            capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
+            render_table(capture, games, summary, options)
+            data = capture.file.getvalue().encode()  # type: ignore[attr-defined]
+        else:
+            render_table(out, games, summary, options)
+            data = b""
+    elif arguments.format == "csv":
+        data = encode_csv(games)
+        for line in _summary_lines(summary, options):
+            err.print(Text(line))
+    else:
+        data = encode_json(games, summary, options)
+    if arguments.output:
+        try:
+            write_bytes_atomic(arguments.output, data)
+        except OSError as error:
+            raise UsageError(f"cannot write {arguments.output}: {error.strerror}") from None
+    elif data:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    result = validation.summary
+    for problem in result.io_errors:
+        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+    counted = f"{summary.games} game(s) rescored"
+    if result.invalid:
+        counted += f", {result.invalid} invalid record(s) left out"
+    err.print(Text(counted, style="bold red" if result.invalid else "green"))
+    if result.io_errors:
+        return EXIT_USAGE
+    return EXIT_INVALID if result.invalid else EXIT_OK

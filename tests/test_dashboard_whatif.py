@@ -1,0 +1,182 @@
+"""The What-if page run headless by Streamlit's AppTest, on the bundled fixtures: the scoring
+options as widgets starting from the game's rules, the game's chart and points by part, and the
+corpus with the same changes. (tests/test_dashboard_browser.py draws it in a browser.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from spades_replay.dashboard import figures
+from streamlit.testing.v1 import AppTest
+
+import spades_replay
+from spades_replay.corpus import Task, expand, is_corpus, read_task
+from spades_replay.rescore import CorpusRescore, rescore
+from spades_replay.validate import check_bytes
+
+from .conftest import FIXTURES
+from .test_dashboard_app import _app, _charts, _pick_game, _run, _table
+
+MERCY = FIXTURES / "two-player" / "mercy.json"
+
+
+def _widget(widgets: Any, label: str) -> Any:
+    return next(widget for widget in widgets if widget.label == label)
+
+
+def _markdown(at: AppTest) -> str:
+    return "\n".join(element.value for element in at.main.markdown)
+
+
+def _fixture_replays() -> list[spades_replay.Replay]:
+    replays = []
+    for path in expand([FIXTURES]):
+        for source in read_task(Task(0, str(path), is_corpus(Path(path)))):
+            if source.blank:
+                continue
+            replayed = check_bytes(source.data, str(path), source.line)[1]
+            if replayed is not None:
+                replays.append(replayed)
+    return replays
+
+
+@pytest.fixture
+def whatif() -> AppTest:
+    """The What-if page on the mercy game of fixtures/two-player."""
+    at = _app("whatif")
+    return _pick_game(at, "fixture-two-player-mercy")
+
+
+def test_the_page_starts_from_the_games_own_rules(whatif: AppTest) -> None:
+    assert whatif.title[0].value == "What-if"
+    assert _widget(whatif.number_input, "Target score").value == 500
+    assert _widget(whatif.checkbox, "Mercy rule: a side at the lose score loses").value
+    assert _widget(whatif.number_input, "Lose score").value == -200
+    assert not _widget(whatif.checkbox, "Doubled contracts: 20 a trick from").value
+    assert _widget(whatif.number_input, "Contract of at least (tricks)").disabled
+    text = _markdown(whatif)
+    assert "Changes: **no change**" in text
+    assert "won by Drew in hand 14 \\(mercy\\)" in text
+    (chart,) = _charts(whatif)
+    assert len(chart["data"]) == 6
+    assert chart["data"][0]["y"] == chart["data"][2]["y"]
+    assert chart["data"][4]["x"] == chart["data"][5]["x"] == [14]
+    assert whatif.info[0].value.startswith("Change a scoring option above")
+
+
+def test_a_lower_target_ends_the_game_earlier_and_rescores_the_corpus(whatif: AppTest) -> None:
+    _run(_widget(whatif.number_input, "Target score").set_value(200))
+    text = _markdown(whatif)
+    assert "Changes: **target\\_score\\=200**" in text
+    assert "181 to 208\\, won by Drew in hand 4 \\(target\\)" in text
+    charts = _charts(whatif)
+    game, wins = charts
+    expected = rescore(spades_replay.load(MERCY), target_score=200)
+    assert game["data"][2]["y"] == [0, *(pair[0] for pair in expected.rescored.hand_scores)]
+    assert game["data"][5]["x"] == [4]
+    assert game["data"][5]["y"] == [208]
+    parts = _table(whatif, "part")
+    assert list(parts["part"]) == ["contract", "bags", "Nil", "bag penalties", "total"]
+    assert list(parts["Drew rescored"]) == list(expected.rescored.parts(1).values())
+    summary = CorpusRescore().extend(
+        rescore(replayed, target_score=200) for replayed in _fixture_replays()
+    )
+    metrics = [metric.value for metric in whatif.metric]
+    assert metrics == [
+        str(summary.games),
+        str(summary.winner_changed),
+        str(summary.ends_earlier),
+        str(summary.no_longer_ends),
+    ]
+    assert summary.games == 71
+    assert len(wins["data"]) == 2
+    players = _table(whatif, "wins_after")
+    assert list(players["player_key"]) == sorted(summary.players)
+    assert list(players["wins_after"]) == [row.wins_after for row in summary.player_rows()]
+    assert wins["data"][1]["x"] == [row.rate_after for row in summary.player_rows()]
+    assert summary.winner_changed > 0
+    assert _table(whatif, "rescored").shape[0] == summary.winner_changed
+
+
+def test_without_the_mercy_rule_the_game_no_longer_ends(whatif: AppTest) -> None:
+    _run(_widget(whatif.checkbox, "Mercy rule: a side at the lose score loses").uncheck())
+    text = _markdown(whatif)
+    assert "Changes: **lose\\_score\\=none**" in text
+    assert "\\, no winner within 14 hand\\(s\\)" in text
+    assert "**the winner changes**" in text
+    game = _charts(whatif)[0]
+    assert game["data"][5]["x"] == []
+    changed = _table(whatif, "rescored")
+    assert "fixture-two-player-mercy" in list(changed["game"])
+    assert whatif.metric[3].value != "0"
+
+
+def test_a_value_the_rules_refuse_is_an_error_on_the_page(whatif: AppTest) -> None:
+    _run(_widget(whatif.number_input, "Lose score").set_value(600))
+    assert "lose\\_score \\(600\\) must be below target\\_score \\(500\\)" in whatif.error[0].value
+    assert _charts(whatif) == []
+
+
+def test_the_player_filter_narrows_the_players(whatif: AppTest) -> None:
+    _run(_widget(whatif.number_input, "Bag penalty").set_value(50))
+    _run(whatif.multiselect(key="f_player").select("heuristic-megan"))
+    players = _table(whatif, "wins_after")
+    assert list(players["player_key"]) == ["heuristic-megan"]
+    megan = _fixture_replays()
+    played = [
+        replayed for replayed in megan if "heuristic-megan" in {p.key for p in replayed.players}
+    ]
+    assert list(players["games"]) == [len(played)]
+
+
+def test_the_score_figure_overlays_both_outcomes_and_marks_the_ends() -> None:
+    game = rescore(spades_replay.load(MERCY), target_score=200, lose_score=None)
+    figure = figures.whatif_scores(game)
+    assert len(figure.data) == 6
+    played_0, played_1, rescored_0, rescored_1, end_played, end_rescored = figure.data
+    assert list(played_1.y) == [0, *(pair[1] for pair in game.original.hand_scores)]
+    assert list(rescored_0.y) == [0, *(pair[0] for pair in game.rescored.hand_scores)]
+    assert list(rescored_0.x) == list(range(5))
+    assert (played_0.line.dash, rescored_0.line.dash, rescored_1.line.dash) == (
+        "solid",
+        "dash",
+        "dash",
+    )
+    assert played_0.line.color == rescored_0.line.color != played_1.line.color
+    assert (list(end_played.x), list(end_played.y)) == ([14], [416])
+    assert (list(end_rescored.x), list(end_rescored.y)) == ([4], [208])
+    lines = {shape.y0 for shape in figure.layout.shapes}
+    assert lines == {500, 200, -200}
+    texts = {annotation.text for annotation in figure.layout.annotations}
+    assert texts == {"target 500 (as played)", "target 200 (rescored)", "mercy -200 (as played)"}
+
+
+def test_the_score_figure_of_a_game_that_no_longer_ends_has_no_end_marker() -> None:
+    game = rescore(spades_replay.load(MERCY), lose_score=None)
+    figure = figures.whatif_scores(game)
+    assert len(figure.data) == 6
+    assert list(figure.data[5].x) == []
+    assert {annotation.text for annotation in figure.layout.annotations} == {
+        "target 500",
+        "mercy -200 (as played)",
+    }
+
+
+def test_the_win_rate_figure_pairs_each_player_before_and_after() -> None:
+    games = [
+        rescore(spades_replay.load(FIXTURES / "two-player" / name), lose_score=None)
+        for name in ("mercy.json", "standard-game.json")
+    ]
+    rows = [row.to_dict() for row in CorpusRescore().extend(games).player_rows()]
+    frame = pl.DataFrame(rows)
+    figure = figures.whatif_win_rates(frame)
+    before, after = figure.data
+    assert (before.name, after.name) == ("as played", "rescored")
+    assert list(before.y) == [row["player"] for row in rows]
+    assert list(before.x) == [row["win_rate_before"] for row in rows]
+    assert list(after.text) == [f"{row['wins_after']}/{row['games']}" for row in rows]
+    same = frame.with_columns(pl.lit("Drew").alias("player"))
+    assert len(set(figures.whatif_win_rates(same).data[0].y)) == frame.height

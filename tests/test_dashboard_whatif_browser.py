@@ -1,0 +1,48 @@
+"""The What-if page in a real browser, on the server and chromium of
+tests/test_dashboard_browser.py (the fixtures, and a record with a hostile player name): the
+game's chart draws as played and rescored, a changed option rescores the game and the corpus,
+and the hostile name stays text."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from . import test_dashboard_browser as shared
+
+pytestmark = pytest.mark.browser
+
+server = shared.server
+chromium = shared.chromium
+browser = shared.browser
+expect = shared.expect
+
+
+def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: shared.Browser) -> None:
+    page = browser.open(server + "whatif")
+    expect(page.get_by_role("heading", name="What-if")).to_be_visible()
+    # the first game is the hostile record, a mercy game: as played and rescored agree
+    expect(page.get_by_text("Changes: no change")).to_be_visible()
+    expect(
+        page.get_by_text(re.compile(r"As played: -258 to 416, won by Drew in hand 14"))
+    ).to_be_visible()
+    shared._plots_drew(page, [6])
+    expect(page.get_by_text("mercy -200")).to_be_visible()
+    # the hostile name is in the legend as written: no bold, no link
+    legend = page.locator(".legendtext").filter(has_text="<b>bold</b> (side 0), as played")
+    expect(legend).to_be_visible()
+    assert page.locator('a[href*="evil.example"]').count() == 0
+
+    target = page.get_by_label("Target score")
+    target.fill("200")
+    target.press("Enter")
+    expect(page.get_by_text("Changes: target_score=200")).to_be_visible()
+    expect(
+        page.get_by_text(re.compile(r"Rescored: 181 to 208, won by Drew in hand 4 \(target\)"))
+    ).to_be_visible()
+    expect(page.get_by_text("target 200 (rescored)")).to_be_visible()
+    expect(page.get_by_text("Games whose winner changes")).to_be_visible()
+    shared._plots_drew(page, [6, 2])
+    assert page.locator("main b").count() == 0
+    browser.screenshot("whatif")
