@@ -153,7 +153,7 @@ class Reader:
             return
         ref = GameRef(origin, source.path, source.line, digest)
         game = len(self.refs)
-        self.rows.add(replayed, game, source.path, source.line)
+        self.rows.add_replay(replayed, game, source.path, source.line)
         for seat, info in enumerate(replayed.players):
             self.seats["game"].append(game)
             self.seats["seat"].append(seat)

@@ -14,15 +14,16 @@ docs/stats.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL
-from spades_replay.replay import Replay
+from spades_replay.replay import Replay, figures_of
+from spades_replay.verify import GameFigures
 
 SEAT_HAND_SCHEMA: dict[str, Any] = {
     "game_id": pl.String,
@@ -118,6 +119,19 @@ def bid_kind(bid: int) -> str:
     return "number"
 
 
+class Player(Protocol):
+    """A player as the rows need her: a record's player or a replay's
+    :class:`~spades_replay.replay.PlayerInfo`."""
+
+    @property
+    def name(self) -> str:
+        """The name shown."""
+
+    @property
+    def id(self) -> str | None:
+        """The stable id, if any."""
+
+
 @dataclass
 class TableRows:
     """Rows gathered column by column, cheap to append to and to send between processes."""
@@ -131,28 +145,41 @@ class TableRows:
     games: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in GAME_SCHEMA})
 
     def add(
-        self, replay: Replay, game: int, source: str | None = None, line: int | None = None
+        self,
+        figures: GameFigures,
+        players: Sequence[Player],
+        game_id: str | None,
+        game: int,
+        source: str | None = None,
+        line: int | None = None,
     ) -> None:
-        """Add the rows of one replayed game, numbered ``game`` in this run, read from
-        ``source`` (at ``line`` of a corpus)."""
-        variant = replay.variant.value
-        label = rules_label(replay.rules)
-        game_id = replay.game_id or f"game-{game}"
-        winner = replay.result.winner
+        """Add the rows of one valid game from its figures (:mod:`spades_replay.verify`),
+        players and id, numbered ``game`` in this run, read from ``source`` (at ``line`` of
+        a corpus)."""
+        variant = figures.variant.value
+        side_of = figures.variant.side_of
+        label = rules_label(figures.rules)
+        game_id = game_id or f"game-{game}"
+        winner = figures.winner
+        names = [player.name for player in players]
+        keys = [player.name if player.id is None else player.id for player in players]
+        side_names = [
+            " & ".join(names[seat] for seat in seats) for seats in figures.variant.sides_seats
+        ]
         seat_rows = self.seat_hands
         side_rows = self.side_hands
-        for hand in replay.hands:
+        for number, hand in enumerate(figures.hands, start=1):
             scores = hand.scores
             if scores is None:
                 continue
             for side in scores:
                 side_rows["game_id"].append(game_id)
                 side_rows["game"].append(game)
-                side_rows["hand"].append(hand.number)
+                side_rows["hand"].append(number)
                 side_rows["variant"].append(variant)
                 side_rows["rules"].append(label)
                 side_rows["side"].append(side.side)
-                side_rows["players"].append(replay.side_name(side.side))
+                side_rows["players"].append(side_names[side.side])
                 side_rows["contract"].append(side.contract)
                 side_rows["tricks"].append(side.tricks)
                 side_rows["tricks_toward_contract"].append(side.tricks_toward)
@@ -167,24 +194,23 @@ class TableRows:
                 side_rows["points"].append(side.points)
                 side_rows["score"].append(side.score)
                 side_rows["bags"].append(side.bags)
-            for seat, bid in enumerate(hand.outcome.bids):
-                side_number = replay.variant.side_of(seat)
+            for seat, bid in enumerate(hand.bids):
+                side_number = side_of(seat)
                 side = scores[side_number]
                 kind = bid_kind(bid)
                 nil = next((n for n in side.nils if n.seat == seat), None)
-                player = replay.players[seat]
                 seat_rows["game_id"].append(game_id)
                 seat_rows["game"].append(game)
-                seat_rows["hand"].append(hand.number)
+                seat_rows["hand"].append(number)
                 seat_rows["variant"].append(variant)
                 seat_rows["rules"].append(label)
                 seat_rows["seat"].append(seat)
-                seat_rows["player"].append(player.name)
-                seat_rows["player_key"].append(player.key)
+                seat_rows["player"].append(names[seat])
+                seat_rows["player_key"].append(keys[seat])
                 seat_rows["side"].append(side_number)
                 seat_rows["bid_kind"].append(kind)
                 seat_rows["bid"].append(max(bid, 0))
-                seat_rows["tricks"].append(hand.tricks_won[seat])
+                seat_rows["tricks"].append(hand.tricks[seat])
                 made = side.made if kind == "number" else None
                 seat_rows["contract_made"].append(made)
                 seat_rows["accuracy"].append(
@@ -203,24 +229,29 @@ class TableRows:
                 seat_rows["side_bag_penalties"].append(side.bag_penalties)
                 seat_rows["side_won_game"].append(None if winner is None else winner == side_number)
         games = self.games
-        result = replay.result
         games["game_id"].append(game_id)
         games["game"].append(game)
         games["variant"].append(variant)
         games["rules"].append(label)
-        games["players"].append(", ".join(player.name for player in replay.players))
-        games["player_keys"].append(", ".join(player.key for player in replay.players))
-        games["side_0"].append(replay.side_name(0))
-        games["side_1"].append(replay.side_name(1))
-        games["complete"].append(result.complete)
+        games["players"].append(", ".join(names))
+        games["player_keys"].append(", ".join(keys))
+        games["side_0"].append(side_names[0])
+        games["side_1"].append(side_names[1])
+        games["complete"].append(figures.complete)
         games["winner"].append(winner)
-        games["winner_players"].append(replay.side_name(winner) if winner is not None else None)
-        games["reason"].append(result.reason)
-        games["score_0"].append(result.scores[0])
-        games["score_1"].append(result.scores[1])
-        games["hands"].append(result.hands)
+        games["winner_players"].append(side_names[winner] if winner is not None else None)
+        games["reason"].append(figures.reason)
+        games["score_0"].append(figures.scores[0])
+        games["score_1"].append(figures.scores[1])
+        games["hands"].append(figures.complete_hands)
         games["source"].append(source)
         games["line"].append(line)
+
+    def add_replay(
+        self, replay: Replay, game: int, source: str | None = None, line: int | None = None
+    ) -> None:
+        """Add the rows of one replayed game (as :meth:`add`, from its figures)."""
+        self.add(figures_of(replay), replay.players, replay.game_id, game, source, line)
 
     def extend(self, other: TableRows) -> None:
         """Append another set of rows (from another worker) after these."""
@@ -265,5 +296,5 @@ def tables_of(replays: Iterable[Replay]) -> Tables:
     """The tables of some replayed games, numbered from 0 in the order given."""
     rows = TableRows()
     for game, replay in enumerate(replays):
-        rows.add(replay, game)
+        rows.add_replay(replay, game)
     return rows.tables()
