@@ -144,11 +144,26 @@ def rules_of_record(model: models.Rules) -> Rules:
     return _rules(names, tuple(getattr(model, name) for name in names))
 
 
-_SCORE_CACHE_SIZE = 1 << 16
+_MEMO_SIZE = 1 << 16
+"""At most this many side scores are kept per rule set (then the memo starts afresh)."""
+_MEMOS: dict[tuple[Variant, Rules], dict[tuple[int, ...], SideScore]] = {}
 
 
-@functools.lru_cache(maxsize=_SCORE_CACHE_SIZE)
-def _score_side(
+def _memo(variant: Variant, rules: Rules) -> dict[tuple[int, ...], SideScore]:
+    """The side scores already worked out under ``rules``, by :func:`_side_score`'s key."""
+    memo = _MEMOS.get((variant, rules))
+    if memo is None or len(memo) > _MEMO_SIZE:
+        if len(_MEMOS) > 64:
+            _MEMOS.clear()
+        memo = _MEMOS[(variant, rules)] = {}
+    return memo
+
+
+_new_tuple = tuple.__new__
+
+
+def _side_score(
+    memo: dict[tuple[int, ...], SideScore],
     variant: Variant,
     rules: Rules,
     side: Side,
@@ -157,9 +172,25 @@ def _score_side(
     score_before: int,
     bags_before: int,
 ) -> SideScore:
-    return score_side(
-        variant, rules, side, bids, tricks, score_before=score_before, bags_before=bags_before
+    """The engine's :func:`~spades_replay.engine.scoring.score_side`, memoised on what it
+    reads (the side's bids and tricks, and its bags before the hand; the score before only
+    shifts the running score)."""
+    if len(bids) == 2:
+        key: tuple[int, ...] = (side, bids[side], tricks[side], bags_before)
+    else:
+        key = (side, bids[side], bids[side + 2], tricks[side], tricks[side + 2], bags_before)
+    score = memo.get(key)
+    if score is None:
+        score = memo[key] = score_side(
+            variant, rules, side, bids, tricks, score_before=0, bags_before=bags_before
+        )
+    if not score_before:
+        return score
+    # the same fields but the running score (a named tuple built in C, without its __new__)
+    running: SideScore = _new_tuple(
+        SideScore, (*score[:14], score_before + score.points, score.bags)
     )
+    return running
 
 
 def _exchange2(
@@ -319,6 +350,7 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
     winner: Side | None = None
     reason: str | None = None
     figures = []
+    memo = _memo(variant, rules)
     for hand in record.hands:
         if decided:
             return None
@@ -348,8 +380,8 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
             return None
         tricks = tuple(won)
         side_scores = (
-            _score_side(variant, rules, 0, bids, tricks, scores[0], bags[0]),
-            _score_side(variant, rules, 1, bids, tricks, scores[1], bags[1]),
+            _side_score(memo, variant, rules, 0, bids, tricks, scores[0], bags[0]),
+            _side_score(memo, variant, rules, 1, bids, tricks, scores[1], bags[1]),
         )
         claim = hand.result
         if claim is not None and not _claims_hold(claim, tricks, side_scores):
