@@ -315,20 +315,6 @@ def _play4(plays: Sequence[str], holdings: list[int], leader: Seat, broken: bool
     return won
 
 
-def _claims_hold(
-    claim: models.HandClaim2 | models.HandClaim4,
-    tricks: tuple[int, ...],
-    scores: tuple[SideScore, SideScore],
-) -> bool:
-    first, second = scores
-    return (
-        (claim.tricks is None or claim.tricks == tricks)
-        and (claim.points is None or claim.points == (first.points, second.points))
-        and (claim.scores is None or claim.scores == (first.score, second.score))
-        and (claim.bags is None or claim.bags == (first.bags, second.bags))
-    )
-
-
 def verify(record: models.AnyRecord) -> GameFigures | None:
     """The figures of ``record`` if it is clean (every action legal, every claim right),
     else ``None``: then :func:`spades_replay.replay.check` says why. ``None`` also when the
@@ -379,16 +365,19 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
         if not won:
             return None
         tricks = tuple(won)
-        side_scores = (
-            _side_score(memo, variant, rules, 0, bids, tricks, scores[0], bags[0]),
-            _side_score(memo, variant, rules, 1, bids, tricks, scores[1], bags[1]),
-        )
+        first = _side_score(memo, variant, rules, 0, bids, tricks, scores[0], bags[0])
+        second = _side_score(memo, variant, rules, 1, bids, tricks, scores[1], bags[1])
+        scores = (first.score, second.score)
+        bags = (first.bags, second.bags)
         claim = hand.result
-        if claim is not None and not _claims_hold(claim, tricks, side_scores):
+        if claim is not None and (
+            (claim.tricks is not None and claim.tricks != tricks)
+            or (claim.points is not None and claim.points != (first.points, second.points))
+            or (claim.scores is not None and claim.scores != scores)
+            or (claim.bags is not None and claim.bags != bags)
+        ):
             return None
-        scores = (side_scores[0].score, side_scores[1].score)
-        bags = (side_scores[0].bags, side_scores[1].bags)
-        figures.append(HandFigures(dealer, bids, tricks, side_scores))
+        figures.append(_new_tuple(HandFigures, (dealer, bids, tricks, (first, second))))
         reason = end_reason(rules, scores)
         if reason is not None:
             winner = 0 if scores[0] > scores[1] else 1

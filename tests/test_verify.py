@@ -204,7 +204,17 @@ def _bases() -> list[dict[str, Any]]:
     chosen = [record for record in records if any(hand.exchanges for hand in record.hands)]
     datas = [orjson.loads(dumps(record)) for record in chosen[:6]]
     for name in ("two-player/blind-nil.json", "four-player/blind-nil.json"):
-        datas.append(orjson.loads((FIXTURES / name).read_bytes()))
+        data = orjson.loads((FIXTURES / name).read_bytes())
+        # from the hand before the first exchange on, a few hands (they still replay; the
+        # running scores and bags start again from zero, so only the claims of tricks stay)
+        start = max(0, next(i for i, hand in enumerate(data["hands"]) if "exchanges" in hand) - 1)
+        data["hands"] = data["hands"][start : start + 4]
+        data["first_dealer"] = (data.get("first_dealer", 0) + start) % len(data["players"])
+        for hand in data["hands"]:
+            for key in ("points", "scores", "bags"):
+                hand.get("result", {}).pop(key, None)
+        data.pop("result", None)
+        datas.append(data)
     return datas
 
 
