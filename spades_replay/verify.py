@@ -37,7 +37,8 @@ engine: the verifier answers ``None`` for them.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from spades_replay.engine.cards import CARD_NAMES, FULL_DECK_MASK, NON_SPADES_MASK, SUIT_MASKS
@@ -136,12 +137,20 @@ def _rules(names: tuple[str, ...], values: tuple[Any, ...]) -> Rules:
     return Rules(**dict(zip(names, values, strict=True)))
 
 
+_OPTION_GETTERS: dict[type[models.Rules], tuple[tuple[str, ...], Callable[[Any], Any]]] = {}
+
+
 def rules_of_record(model: models.Rules) -> Rules:
     """The engine's rules of a record's ``rules`` object (as
     :func:`spades_replay.convert.rules_of` gives them), the same object for the same
     options."""
-    names = tuple(type(model).model_fields)
-    return _rules(names, tuple(getattr(model, name) for name in names))
+    kind = type(model)
+    found = _OPTION_GETTERS.get(kind)
+    if found is None:
+        names = tuple(kind.model_fields)
+        found = _OPTION_GETTERS[kind] = (names, operator.attrgetter(*names))
+    names, values = found
+    return _rules(names, values(model))
 
 
 _MEMO_SIZE = 1 << 16
@@ -281,6 +290,8 @@ def _play4(plays: Sequence[str], holdings: list[int], leader: Seat, broken: bool
     illegal. ``broken`` is whether spades may be led from the start."""
     won = [0, 0, 0, 0]
     tables = _TRICK_TABLES
+    spade = _SPADE_STRENGTH
+    others = NON_SPADES_MASK
     # the holdings in turn order from the player to lead, rotated when the lead passes
     h0, h1, h2, h3 = holdings[leader:] + holdings[:leader]
     it = iter(plays)
@@ -291,9 +302,9 @@ def _play4(plays: Sequence[str], holdings: list[int], leader: Seat, broken: bool
         bit_c, not_c, strength_c = table[c]
         bit_d, not_d, strength_d = table[d]
         if not broken:
-            if strength_a >= _SPADE_STRENGTH and h0 & NON_SPADES_MASK:
+            if strength_a >= spade and h0 & others:
                 return []
-            broken = max(strength_a, strength_b, strength_c, strength_d) >= _SPADE_STRENGTH
+            broken = max(strength_a, strength_b, strength_c, strength_d) >= spade
         h0 ^= bit_a
         h1 ^= bit_b
         h2 ^= bit_c
@@ -356,7 +367,13 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
         else:
             if len(hand.plays) != 52:
                 return None
-            holdings = [sum(map(bit, cards)) for cards in hand.deal]
+            first_seat, second_seat, third_seat, fourth_seat = hand.deal
+            holdings = [
+                sum(map(bit, first_seat)),
+                sum(map(bit, second_seat)),
+                sum(map(bit, third_seat)),
+                sum(map(bit, fourth_seat)),
+            ]
             if sum(holdings) != FULL_DECK_MASK:
                 return None
             if hand.exchanges and not _exchange4(hand, bids, holdings, limit):

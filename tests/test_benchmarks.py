@@ -40,7 +40,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
         "games": 3,
         "rounds": 1,
         "stages": {"four-player": figures},
-        "cli": {"games": 1600, "seconds": 3.0, "ratio": 0.16},
+        "cli": {"games": 1600, "seconds": 3.0, "wall_seconds": 4.0, "ratio": 0.16},
         "jobs": {"jobs_1_seconds": 2.0, "jobs_2_seconds": 1.0, "speedup": 2.0},
         "memory": {"corpus_mb": 1.0, "jobs_1_peak_mb": 50.0, "jobs_2_tree_peak_mb": 90.0},
     }

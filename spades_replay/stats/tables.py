@@ -132,6 +132,15 @@ class Player(Protocol):
         """The stable id, if any."""
 
 
+def _extend_columns(
+    columns: dict[str, list[Any]], schema: dict[str, Any], rows: list[tuple[Any, ...]]
+) -> None:
+    """Append ``rows`` (tuples in the order of ``schema``) to the column lists."""
+    if rows:
+        for name, values in zip(schema, zip(*rows, strict=True), strict=True):
+            columns[name].extend(values)
+
+
 @dataclass
 class TableRows:
     """Rows gathered column by column, cheap to append to and to send between processes."""
@@ -166,68 +175,82 @@ class TableRows:
         side_names = [
             " & ".join(names[seat] for seat in seats) for seats in figures.variant.sides_seats
         ]
-        seat_rows = self.seat_hands
-        side_rows = self.side_hands
+        # each row is built as a tuple and the game's rows go into the columns at the end,
+        # a few extends per column instead of an append per cell
+        seat_rows: list[tuple[Any, ...]] = []
+        side_rows: list[tuple[Any, ...]] = []
         for number, hand in enumerate(figures.hands, start=1):
             scores = hand.scores
             if scores is None:
                 continue
             for side in scores:
-                side_rows["game_id"].append(game_id)
-                side_rows["game"].append(game)
-                side_rows["hand"].append(number)
-                side_rows["variant"].append(variant)
-                side_rows["rules"].append(label)
-                side_rows["side"].append(side.side)
-                side_rows["players"].append(side_names[side.side])
-                side_rows["contract"].append(side.contract)
-                side_rows["tricks"].append(side.tricks)
-                side_rows["tricks_toward_contract"].append(side.tricks_toward)
-                side_rows["made"].append(side.made)
-                side_rows["contract_points"].append(side.contract_points)
-                side_rows["overtricks"].append(side.overtricks)
-                side_rows["nil_bags"].append(side.nil_bags)
-                side_rows["bag_points"].append(side.bag_points)
-                side_rows["nil_points"].append(side.nil_points)
-                side_rows["bag_penalties"].append(side.bag_penalties)
-                side_rows["penalty_points"].append(side.penalty_points)
-                side_rows["points"].append(side.points)
-                side_rows["score"].append(side.score)
-                side_rows["bags"].append(side.bags)
+                side_rows.append(
+                    (
+                        game_id,
+                        game,
+                        number,
+                        variant,
+                        label,
+                        side.side,
+                        side_names[side.side],
+                        side.contract,
+                        side.tricks,
+                        side.tricks_toward,
+                        side.made,
+                        side.contract_points,
+                        side.overtricks,
+                        side.nil_bags,
+                        side.bag_points,
+                        side.nil_points,
+                        side.bag_penalties,
+                        side.penalty_points,
+                        side.points,
+                        side.score,
+                        side.bags,
+                    )
+                )
             for seat, bid in enumerate(hand.bids):
                 side_number = side_of(seat)
                 side = scores[side_number]
-                kind = bid_kind(bid)
-                nil = next((n for n in side.nils if n.seat == seat), None)
-                seat_rows["game_id"].append(game_id)
-                seat_rows["game"].append(game)
-                seat_rows["hand"].append(number)
-                seat_rows["variant"].append(variant)
-                seat_rows["rules"].append(label)
-                seat_rows["seat"].append(seat)
-                seat_rows["player"].append(names[seat])
-                seat_rows["player_key"].append(keys[seat])
-                seat_rows["side"].append(side_number)
-                seat_rows["bid_kind"].append(kind)
-                seat_rows["bid"].append(max(bid, 0))
-                seat_rows["tricks"].append(hand.tricks[seat])
-                made = side.made if kind == "number" else None
-                seat_rows["contract_made"].append(made)
-                seat_rows["accuracy"].append(
-                    None
-                    if made is None
-                    else "set"
-                    if not made
-                    else "over"
-                    if side.overtricks
-                    else "exact"
+                nil_made: bool | None = None
+                nil_points = 0
+                if bid > 0:
+                    kind = "number"
+                    made = side.made
+                    accuracy = "set" if not made else "over" if side.overtricks else "exact"
+                else:
+                    kind = bid_kind(bid)
+                    made = None
+                    accuracy = None
+                    for nil in side.nils:
+                        if nil.seat == seat:
+                            nil_made, nil_points = nil.made, nil.points
+                seat_rows.append(
+                    (
+                        game_id,
+                        game,
+                        number,
+                        variant,
+                        label,
+                        seat,
+                        names[seat],
+                        keys[seat],
+                        side_number,
+                        kind,
+                        max(bid, 0),
+                        hand.tricks[seat],
+                        made,
+                        accuracy,
+                        nil_made,
+                        nil_points,
+                        side.points,
+                        side.bag_points,
+                        side.bag_penalties,
+                        None if winner is None else winner == side_number,
+                    )
                 )
-                seat_rows["nil_made"].append(nil.made if nil is not None else None)
-                seat_rows["nil_points"].append(nil.points if nil is not None else 0)
-                seat_rows["side_points"].append(side.points)
-                seat_rows["side_bags"].append(side.bag_points)
-                seat_rows["side_bag_penalties"].append(side.bag_penalties)
-                seat_rows["side_won_game"].append(None if winner is None else winner == side_number)
+        _extend_columns(self.seat_hands, SEAT_HAND_SCHEMA, seat_rows)
+        _extend_columns(self.side_hands, SIDE_HAND_SCHEMA, side_rows)
         games = self.games
         games["game_id"].append(game_id)
         games["game"].append(game)
