@@ -53,7 +53,7 @@ from spades_replay.replay import HandReplay, Replay
 from spades_replay.rescore import CorpusRescore, Rescore, RescoreError, rescore
 from spades_replay.stats.double_dummy import HandList, analysis_table
 from spades_replay.stats.tables import TableRows, Tables
-from spades_replay.validate import RecordReport, check_bytes, oversize_report
+from spades_replay.validate import RecordReport, check_bytes, oversize_report, verify_bytes
 
 UPLOAD_BYTES = DEFAULT_LIMITS.record_bytes
 """The largest upload taken (after decompression): the size limit of one record. Larger
@@ -152,18 +152,21 @@ class Reader:
         if source.oversize:
             self.invalid.append(oversize_report(source, self.limits))
             return
-        report, replayed = check_bytes(source.data, source.path, source.line, self.limits)
-        if replayed is None:
+        report, verified = verify_bytes(source.data, source.path, source.line, self.limits)
+        if verified is None:
             self.invalid.append(report)
             return
         ref = GameRef(origin, source.path, source.line, digest)
         game = len(self.refs)
-        self.rows.add(replayed, game, source.path, source.line)
-        for seat, info in enumerate(replayed.players):
+        record = verified.record
+        self.rows.add(
+            verified.figures, record.players, record.game_id, game, source.path, source.line
+        )
+        for seat, player in enumerate(record.players):
             self.seats["game"].append(game)
             self.seats["seat"].append(seat)
-            self.seats["player"].append(info.name)
-            self.seats["player_key"].append(info.key)
+            self.seats["player"].append(player.name)
+            self.seats["player_key"].append(player.name if player.id is None else player.id)
         self.refs.append(ref)
 
     def loaded(self) -> Loaded:

@@ -25,6 +25,7 @@ from spades_replay.engine.state import HandState, drive_hand, start_four_player,
 from spades_replay.errors import Code, Problem, RulesError
 from spades_replay.record import models
 from spades_replay.record.problems import json_pointer
+from spades_replay.verify import GameFigures, HandFigures
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,6 +425,26 @@ def check(record: models.AnyRecord) -> tuple[Replay | None, tuple[Problem, ...]]
         result,
     )
     return replayed, tuple(problems)
+
+
+def figures_of(replayed: Replay) -> GameFigures:
+    """The figures of a replayed game: what :func:`spades_replay.verify.verify` gives for a
+    clean record (stats build their rows from them)."""
+    result = replayed.result
+    return GameFigures(
+        replayed.variant,
+        replayed.rules,
+        tuple(
+            HandFigures(outcome.dealer, outcome.bids, outcome.play.tricks_won, outcome.scores)
+            for outcome in replayed.outcomes
+        ),
+        result.complete,
+        result.winner,
+        result.reason,
+        result.scores,
+        result.bags,
+        result.hands,
+    )
 
 
 def replay(record: models.AnyRecord) -> Replay:

@@ -14,24 +14,35 @@ from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task
 from spades_replay.errors import Code, FormatError, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.parallel import ordered_map
 from spades_replay.record.io import loads
-from spades_replay.replay import Replay, check
+from spades_replay.record.models import AnyRecord
+from spades_replay.replay import Replay, check, figures_of
+from spades_replay.verify import GameFigures, verify
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in all) as work completes."""
 
 
-class Sink(Protocol):
-    """Takes the replay of every valid record of a task, in order (in the worker process)."""
+class Verified(NamedTuple):
+    """A valid record and its figures (:func:`spades_replay.verify.verify`): what a
+    :class:`Sink` receives. The full :class:`Replay` is ``check(record)`` when needed."""
 
-    def add(self, replay: Replay, path: str, line: int | None) -> None:
-        """Take one replayed record, from ``path`` (at ``line`` of a corpus, counted from the
+    record: AnyRecord
+    figures: GameFigures
+
+
+class Sink(Protocol):
+    """Takes every valid record of a task with its figures, in order (in the worker
+    process)."""
+
+    def add(self, game: Verified, path: str, line: int | None) -> None:
+        """Take one valid record, from ``path`` (at ``line`` of a corpus, counted from the
         start of the task's range: ``on_sink`` receives the offset that makes it absolute)."""
 
 
@@ -83,19 +94,22 @@ def _peek(data: bytes) -> tuple[str | None, str | None]:
     )
 
 
-def check_bytes(
-    data: bytes,
-    source: str | None = None,
-    line: int | None = None,
-    limits: Limits = DEFAULT_LIMITS,
-) -> tuple[RecordReport, Replay | None]:
-    """Check one record's bytes completely: the report, and the replay when it is valid."""
+def _loaded(
+    data: bytes, source: str | None, line: int | None, limits: Limits
+) -> AnyRecord | RecordReport:
+    """The record in ``data``, or the report of why it is not one."""
     try:
-        record = loads(data, limits)
+        return loads(data, limits)
     except FormatError as error:
         game_id, variant = _peek(data)
         problems = tuple(problem.located(source, line) for problem in error.problems)
-        return RecordReport(source, line, game_id, variant, 0, None, problems), None
+        return RecordReport(source, line, game_id, variant, 0, None, problems)
+
+
+def _checked(
+    record: AnyRecord, source: str | None, line: int | None
+) -> tuple[RecordReport, Replay | None]:
+    """The engine's verdict on a loaded record, and its replay when it is valid."""
     replayed, found = check(record)
     problems = tuple(problem.located(source, line) for problem in found)
     complete = replayed.result.complete if replayed is not None else None
@@ -105,6 +119,47 @@ def check_bytes(
     return report, replayed if not problems else None
 
 
+def check_bytes(
+    data: bytes,
+    source: str | None = None,
+    line: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[RecordReport, Replay | None]:
+    """Check one record's bytes completely: the report, and the full replay when it is
+    valid (for callers that show or analyse it; :func:`verify_bytes` is faster)."""
+    loaded = _loaded(data, source, line, limits)
+    if isinstance(loaded, RecordReport):
+        return loaded, None
+    return _checked(loaded, source, line)
+
+
+def verify_bytes(
+    data: bytes,
+    source: str | None = None,
+    line: int | None = None,
+    limits: Limits = DEFAULT_LIMITS,
+) -> tuple[RecordReport, Verified | None]:
+    """Check one record's bytes completely, the fast way: the report, and the record with
+    its figures when it is valid.
+
+    The fast verifier (:mod:`spades_replay.verify`) accepts a clean record without building
+    a :class:`Replay`; anything else goes to :func:`~spades_replay.replay.check`, so the
+    report is the one :func:`check_bytes` gives, every problem explained by the engine.
+    """
+    loaded = _loaded(data, source, line, limits)
+    if isinstance(loaded, RecordReport):
+        return loaded, None
+    record = loaded
+    figures = verify(record)
+    if figures is not None:
+        report = RecordReport(
+            source, line, record.game_id, record.variant, len(record.hands), figures.complete, ()
+        )
+        return report, Verified(record, figures)
+    report, replayed = _checked(record, source, line)
+    return report, None if replayed is None else Verified(record, figures_of(replayed))
+
+
 def validate_bytes(
     data: bytes,
     source: str | None = None,
@@ -112,7 +167,7 @@ def validate_bytes(
     limits: Limits = DEFAULT_LIMITS,
 ) -> RecordReport:
     """Check one record's bytes completely; report every problem, raise for none."""
-    return check_bytes(data, source, line, limits)[0]
+    return verify_bytes(data, source, line, limits)[0]
 
 
 @dataclass
@@ -200,8 +255,8 @@ def run_task(
     limits: Limits = DEFAULT_LIMITS,
     sink: Sink | None = None,
 ) -> TaskResult:
-    """Validate every record of a task (a whole file or a range of a corpus), handing the
-    replay of each valid record to ``sink``.
+    """Validate every record of a task (a whole file or a range of a corpus), handing each
+    valid record with its figures to ``sink``.
 
     Line numbers in the reports are relative to the task's range; :class:`CorpusValidation`
     makes them absolute.
@@ -215,14 +270,14 @@ def run_task(
             lines += 1
             if source.blank:
                 continue
-            replayed = None
+            verified = None
             if source.oversize:
                 report = oversize_report(source, limits)
             else:
-                report, replayed = check_bytes(source.data, source.path, source.line, limits)
+                report, verified = verify_bytes(source.data, source.path, source.line, limits)
             summary.add(report)
-            if sink is not None and replayed is not None:
-                sink.add(replayed, source.path, source.line)
+            if sink is not None and verified is not None:
+                sink.add(verified, source.path, source.line)
             if keep_valid or not report.valid:
                 reports.append(report)
     except InputError as error:
@@ -252,7 +307,7 @@ class CorpusValidation:
     is. ``jobs`` is the number of worker processes (1: none; 0: one per core); plain corpora
     are cut into ranges of ``chunk_bytes`` for them.
 
-    With ``sink``, each task (in its worker) hands the replay of every valid record to a sink
+    With ``sink``, each task (in its worker) hands every valid record (:class:`Verified`) to a sink
     made by ``sink()``; the filled sinks reach ``on_sink`` in the main process, in input
     order, with the number of lines before the task's range in its file. Stats are gathered
     this way.

@@ -24,7 +24,15 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     run = benchmark()
     lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[:3]
     figures = run.stage_figures(lines, 1)
-    assert set(figures) == {"parse", "load", "replay", "validate", "stats"}
+    assert set(figures) == {
+        "parse",
+        "load",
+        "verify",
+        "replay",
+        "validate",
+        "validate-engine",
+        "stats",
+    }
     assert all(value["hands_per_second"] > 0 for value in figures.values())
     results = {
         "when": "now",
@@ -32,9 +40,11 @@ def test_every_stage_runs_and_the_report_renders() -> None:
         "games": 3,
         "rounds": 1,
         "stages": {"four-player": figures},
+        "cli": {"games": 1600, "seconds": 3.0, "wall_seconds": 4.0, "ratio": 0.16},
         "jobs": {"jobs_1_seconds": 2.0, "jobs_2_seconds": 1.0, "speedup": 2.0},
         "memory": {"corpus_mb": 1.0, "jobs_1_peak_mb": 50.0, "jobs_2_tree_peak_mb": 90.0},
     }
     text = run.markdown(results)
     assert "| validate | four-player |" in text
     assert "| --jobs 2 >= 1.7 x --jobs 1 | 2.00 x" in text
+    assert "| `spades-replay validate` of 1,600 mixed games >= 0.15 of orjson" in text

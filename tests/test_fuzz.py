@@ -3,7 +3,8 @@ never a traceback, from the library or the command line.
 
 Valid records from the fixtures are mutated (fields dropped, duplicated, swapped, retyped;
 cards swapped, dropped, duplicated; bad drafts and bids; truncation; random bytes; other
-encodings; a BOM; huge numbers; NaN; deep nesting; long strings). A short run is part of the
+encodings; a BOM; huge numbers; NaN; deep nesting; long strings). Every input also goes through
+the differential check of the fast verifier (tests/test_verify.py). A short run is part of the
 test suite; ``./dev fuzz`` runs 100,000 inputs (docs/reliability.md has the last result).
 """
 
@@ -24,7 +25,8 @@ import spades_replay
 from spades_replay.cli import main
 from spades_replay.errors import Code, FormatError, RulesError
 from spades_replay.record.io import dumps, loads
-from spades_replay.validate import validate_bytes
+from spades_replay.replay import figures_of
+from spades_replay.validate import check_bytes, validate_bytes, verify_bytes
 
 from .conftest import FIXTURES
 
@@ -240,8 +242,15 @@ def outcome(function: Any, argument: Any) -> Any:
 
 def check_clean(data: bytes) -> None:
     """The invariant: a report, never an exception; every problem coded and placed; a valid
-    record loads, replays and round-trips."""
-    report = validate_bytes(data)
+    record loads, replays and round-trips. And the differential check of the fast verifier:
+    the fast path reports exactly what the engine alone reports, with the engine's figures."""
+    report, verified = verify_bytes(data)
+    expected, by_engine = check_bytes(data)
+    assert report == expected
+    assert (verified is None) == (by_engine is None)
+    if verified is not None:
+        assert by_engine is not None
+        assert verified.figures == figures_of(by_engine)
     for problem in report.problems:
         assert isinstance(problem.code, Code)
         assert isinstance(problem.pointer, str)

@@ -39,7 +39,6 @@ from spades_replay.cli.common import (
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.engine.rules import RuleValue
-from spades_replay.replay import Replay
 from spades_replay.rescore import (
     PARTS,
     CorpusRescore,
@@ -50,7 +49,7 @@ from spades_replay.rescore import (
     rescore,
 )
 from spades_replay.text import safe
-from spades_replay.validate import CorpusValidation, RecordReport, Sink
+from spades_replay.validate import CorpusValidation, RecordReport, Sink, Verified
 
 PARTS_LISTED = 5
 """Up to this many games, the table shows each game's points by part; beyond, csv and json
@@ -150,12 +149,12 @@ class RescoreSink:
     games: list[Rescored] = field(default_factory=list)
     error: str | None = None
 
-    def add(self, replay: Replay, path: str, line: int | None) -> None:
-        """Rescore one game."""
+    def add(self, game: Verified, path: str, line: int | None) -> None:
+        """Rescore one game (replayed: the rescoring speaks of its hands and players)."""
         if self.error is not None:
             return
         try:
-            self.games.append(Rescored(path, line, rescore(replay, **self.options)))
+            self.games.append(Rescored(path, line, rescore(game.record, **self.options)))
         except RescoreError as error:
             place = path if line is None else f"{path}:{line}"
             self.error = f"{safe(place, 500)}: {error}"

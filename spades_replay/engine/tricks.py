@@ -246,75 +246,42 @@ def play_out(
     ``holdings`` are the seats' cards when play begins, ``leader`` leads the first trick, and
     ``plays`` are the cards in order (at most 13 per seat); ``spades_free`` lets a spade be
     led before spades are broken (``spades_must_be_broken`` false). Raises
-    :class:`IllegalActionError` (addressed ``("plays", i)``) at the first illegal card.
+    :class:`IllegalActionError` (addressed ``("plays", i)``) at the first illegal card, from
+    :func:`check_play`, which says why and what was legal.
 
-    This is the validator's hot loop, so the tests of :func:`play_violation` are written out
-    inline; any card they stop goes through :func:`check_play`, which says why. The test
-    suite checks that this loop and :func:`play_violation` agree on random plays.
+    This is the engine's plain statement of the play rules: every card goes through
+    :func:`check_play` and every trick through :func:`trick_winner`. Speed is the fast
+    verifier's job (:mod:`spades_replay.verify`); a differential test holds the two equal.
     """
     count = len(holdings)
-    last = count - 1
     held = list(holdings)
     won = [0] * count
     winners: list[Seat] = []
     broken = False
-    open_ = spades_free  # whether a spade may be led: broken, or free from the start
+    trick: list[Card] = []
+    trick_leader = leader
     seat = leader
-    position = 0
-    led = 0
-    best = 0
-    best_seat = leader
-    suit_masks = SUIT_MASKS
-    others = NON_SPADES_MASK
     for index, card in enumerate(plays):
-        holding = held[seat]
-        if position:
-            suit = card // 13
-            if not holding >> card & 1 or (suit != led and holding & suit_masks[led]):
-                _refuse(holding, card, led, open_, seat, index, len(winners), position)
-            if card > best and (card >= FIRST_SPADE or suit == led):
-                best = card
-                best_seat = seat
+        led = trick[0] // 13 if trick else None
+        check_play(
+            held[seat],
+            card,
+            led,
+            broken or spades_free,
+            seat=seat,
+            at=("plays", index),
+            trick=len(winners) + 1,
+            position=len(trick) + 1,
+        )
+        held[seat] &= ~(1 << card)
+        broken = broken or card >= FIRST_SPADE
+        trick.append(card)
+        if len(trick) == count:
+            winner = trick_winner(trick, trick_leader, count)
+            winners.append(winner)
+            won[winner] += 1
+            seat = trick_leader = winner
+            trick = []
         else:
-            if not holding >> card & 1 or (card >= FIRST_SPADE and not open_ and holding & others):
-                _refuse(holding, card, None, open_, seat, index, len(winners), position)
-            led = card // 13
-            best = card
-            best_seat = seat
-        held[seat] = holding ^ (1 << card)
-        if position == last:
-            if best >= FIRST_SPADE:  # the best card is a spade exactly when one was played
-                broken = open_ = True
-            winners.append(best_seat)
-            won[best_seat] += 1
-            seat = best_seat
-            position = 0
-        else:
-            if card >= FIRST_SPADE:
-                broken = open_ = True
-            position += 1
-            seat = seat + 1 if seat < last else 0
+            seat = (seat + 1) % count
     return PlayOutcome(tuple(plays), leader, tuple(winners), tuple(won), tuple(held), broken)
-
-
-def _refuse(
-    holding: int,
-    card: Card,
-    led: Suit | None,
-    broken: bool,
-    seat: Seat,
-    index: int,
-    tricks_done: int,
-    position: int,
-) -> None:
-    check_play(
-        holding,
-        card,
-        led,
-        broken,
-        seat=seat,
-        at=("plays", index),
-        trick=tricks_done + 1,
-        position=position + 1,
-    )
-    raise AssertionError(f"play_out refused {CARD_NAMES[card]} but check_play allows it")

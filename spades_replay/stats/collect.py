@@ -13,27 +13,38 @@ from collections.abc import Iterable, Iterator
 
 from spades_replay.corpus import CHUNK_BYTES
 from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.replay import Replay
+from spades_replay.replay import check
 from spades_replay.stats.double_dummy import HandList, with_analysis
 from spades_replay.stats.double_dummy import Progress as AnalysisProgress
 from spades_replay.stats.tables import TableRows, Tables
-from spades_replay.validate import CorpusValidation, Progress, RecordReport, Sink, Summary
+from spades_replay.validate import (
+    CorpusValidation,
+    Progress,
+    RecordReport,
+    Sink,
+    Summary,
+    Verified,
+)
 
 
 class RowSink:
-    """Turns the replays of one task into table rows, numbering its games from 0; with
-    ``keep_hands``, keeps their complete hands as well."""
+    """Turns the valid records of one task into table rows (from their figures), numbering
+    its games from 0; with ``keep_hands``, replays them to keep their complete hands as
+    well."""
 
     def __init__(self, keep_hands: bool = False) -> None:
         self.rows = TableRows()
         self.hands = HandList() if keep_hands else None
         self.count = 0
 
-    def add(self, replay: Replay, path: str, line: int | None) -> None:
+    def add(self, game: Verified, path: str, line: int | None) -> None:
         """Add one game's rows (and hands)."""
-        self.rows.add(replay, self.count, path, line)
+        record = game.record
+        self.rows.add(game.figures, record.players, record.game_id, self.count, path, line)
         if self.hands is not None:
-            self.hands.add(replay, self.count)
+            replayed, _ = check(record)
+            assert replayed is not None, "a verified record replays"
+            self.hands.add(replayed, self.count)
         self.count += 1
 
 

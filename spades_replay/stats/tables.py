@@ -14,15 +14,16 @@ docs/stats.md.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL
-from spades_replay.replay import Replay
+from spades_replay.replay import Replay, figures_of
+from spades_replay.verify import GameFigures
 
 SEAT_HAND_SCHEMA: dict[str, Any] = {
     "game_id": pl.String,
@@ -118,6 +119,28 @@ def bid_kind(bid: int) -> str:
     return "number"
 
 
+class Player(Protocol):
+    """A player as the rows need her: a record's player or a replay's
+    :class:`~spades_replay.replay.PlayerInfo`."""
+
+    @property
+    def name(self) -> str:
+        """The name shown."""
+
+    @property
+    def id(self) -> str | None:
+        """The stable id, if any."""
+
+
+def _extend_columns(
+    columns: dict[str, list[Any]], schema: dict[str, Any], rows: list[tuple[Any, ...]]
+) -> None:
+    """Append ``rows`` (tuples in the order of ``schema``) to the column lists."""
+    if rows:
+        for name, values in zip(schema, zip(*rows, strict=True), strict=True):
+            columns[name].extend(values)
+
+
 @dataclass
 class TableRows:
     """Rows gathered column by column, cheap to append to and to send between processes."""
@@ -131,96 +154,127 @@ class TableRows:
     games: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in GAME_SCHEMA})
 
     def add(
-        self, replay: Replay, game: int, source: str | None = None, line: int | None = None
+        self,
+        figures: GameFigures,
+        players: Sequence[Player],
+        game_id: str | None,
+        game: int,
+        source: str | None = None,
+        line: int | None = None,
     ) -> None:
-        """Add the rows of one replayed game, numbered ``game`` in this run, read from
-        ``source`` (at ``line`` of a corpus)."""
-        variant = replay.variant.value
-        label = rules_label(replay.rules)
-        game_id = replay.game_id or f"game-{game}"
-        winner = replay.result.winner
-        seat_rows = self.seat_hands
-        side_rows = self.side_hands
-        for hand in replay.hands:
+        """Add the rows of one valid game from its figures (:mod:`spades_replay.verify`),
+        players and id, numbered ``game`` in this run, read from ``source`` (at ``line`` of
+        a corpus)."""
+        variant = figures.variant.value
+        side_of = figures.variant.side_of
+        label = rules_label(figures.rules)
+        game_id = game_id or f"game-{game}"
+        winner = figures.winner
+        names = [player.name for player in players]
+        keys = [player.name if player.id is None else player.id for player in players]
+        side_names = [
+            " & ".join(names[seat] for seat in seats) for seats in figures.variant.sides_seats
+        ]
+        # each row is built as a tuple and the game's rows go into the columns at the end,
+        # a few extends per column instead of an append per cell
+        seat_rows: list[tuple[Any, ...]] = []
+        side_rows: list[tuple[Any, ...]] = []
+        for number, hand in enumerate(figures.hands, start=1):
             scores = hand.scores
             if scores is None:
                 continue
             for side in scores:
-                side_rows["game_id"].append(game_id)
-                side_rows["game"].append(game)
-                side_rows["hand"].append(hand.number)
-                side_rows["variant"].append(variant)
-                side_rows["rules"].append(label)
-                side_rows["side"].append(side.side)
-                side_rows["players"].append(replay.side_name(side.side))
-                side_rows["contract"].append(side.contract)
-                side_rows["tricks"].append(side.tricks)
-                side_rows["tricks_toward_contract"].append(side.tricks_toward)
-                side_rows["made"].append(side.made)
-                side_rows["contract_points"].append(side.contract_points)
-                side_rows["overtricks"].append(side.overtricks)
-                side_rows["nil_bags"].append(side.nil_bags)
-                side_rows["bag_points"].append(side.bag_points)
-                side_rows["nil_points"].append(side.nil_points)
-                side_rows["bag_penalties"].append(side.bag_penalties)
-                side_rows["penalty_points"].append(side.penalty_points)
-                side_rows["points"].append(side.points)
-                side_rows["score"].append(side.score)
-                side_rows["bags"].append(side.bags)
-            for seat, bid in enumerate(hand.outcome.bids):
-                side_number = replay.variant.side_of(seat)
-                side = scores[side_number]
-                kind = bid_kind(bid)
-                nil = next((n for n in side.nils if n.seat == seat), None)
-                player = replay.players[seat]
-                seat_rows["game_id"].append(game_id)
-                seat_rows["game"].append(game)
-                seat_rows["hand"].append(hand.number)
-                seat_rows["variant"].append(variant)
-                seat_rows["rules"].append(label)
-                seat_rows["seat"].append(seat)
-                seat_rows["player"].append(player.name)
-                seat_rows["player_key"].append(player.key)
-                seat_rows["side"].append(side_number)
-                seat_rows["bid_kind"].append(kind)
-                seat_rows["bid"].append(max(bid, 0))
-                seat_rows["tricks"].append(hand.tricks_won[seat])
-                made = side.made if kind == "number" else None
-                seat_rows["contract_made"].append(made)
-                seat_rows["accuracy"].append(
-                    None
-                    if made is None
-                    else "set"
-                    if not made
-                    else "over"
-                    if side.overtricks
-                    else "exact"
+                side_rows.append(
+                    (
+                        game_id,
+                        game,
+                        number,
+                        variant,
+                        label,
+                        side.side,
+                        side_names[side.side],
+                        side.contract,
+                        side.tricks,
+                        side.tricks_toward,
+                        side.made,
+                        side.contract_points,
+                        side.overtricks,
+                        side.nil_bags,
+                        side.bag_points,
+                        side.nil_points,
+                        side.bag_penalties,
+                        side.penalty_points,
+                        side.points,
+                        side.score,
+                        side.bags,
+                    )
                 )
-                seat_rows["nil_made"].append(nil.made if nil is not None else None)
-                seat_rows["nil_points"].append(nil.points if nil is not None else 0)
-                seat_rows["side_points"].append(side.points)
-                seat_rows["side_bags"].append(side.bag_points)
-                seat_rows["side_bag_penalties"].append(side.bag_penalties)
-                seat_rows["side_won_game"].append(None if winner is None else winner == side_number)
+            for seat, bid in enumerate(hand.bids):
+                side_number = side_of(seat)
+                side = scores[side_number]
+                nil_made: bool | None = None
+                nil_points = 0
+                if bid > 0:
+                    kind = "number"
+                    made = side.made
+                    accuracy = "set" if not made else "over" if side.overtricks else "exact"
+                else:
+                    kind = bid_kind(bid)
+                    made = None
+                    accuracy = None
+                    for nil in side.nils:
+                        if nil.seat == seat:
+                            nil_made, nil_points = nil.made, nil.points
+                seat_rows.append(
+                    (
+                        game_id,
+                        game,
+                        number,
+                        variant,
+                        label,
+                        seat,
+                        names[seat],
+                        keys[seat],
+                        side_number,
+                        kind,
+                        max(bid, 0),
+                        hand.tricks[seat],
+                        made,
+                        accuracy,
+                        nil_made,
+                        nil_points,
+                        side.points,
+                        side.bag_points,
+                        side.bag_penalties,
+                        None if winner is None else winner == side_number,
+                    )
+                )
+        _extend_columns(self.seat_hands, SEAT_HAND_SCHEMA, seat_rows)
+        _extend_columns(self.side_hands, SIDE_HAND_SCHEMA, side_rows)
         games = self.games
-        result = replay.result
         games["game_id"].append(game_id)
         games["game"].append(game)
         games["variant"].append(variant)
         games["rules"].append(label)
-        games["players"].append(", ".join(player.name for player in replay.players))
-        games["player_keys"].append(", ".join(player.key for player in replay.players))
-        games["side_0"].append(replay.side_name(0))
-        games["side_1"].append(replay.side_name(1))
-        games["complete"].append(result.complete)
+        games["players"].append(", ".join(names))
+        games["player_keys"].append(", ".join(keys))
+        games["side_0"].append(side_names[0])
+        games["side_1"].append(side_names[1])
+        games["complete"].append(figures.complete)
         games["winner"].append(winner)
-        games["winner_players"].append(replay.side_name(winner) if winner is not None else None)
-        games["reason"].append(result.reason)
-        games["score_0"].append(result.scores[0])
-        games["score_1"].append(result.scores[1])
-        games["hands"].append(result.hands)
+        games["winner_players"].append(side_names[winner] if winner is not None else None)
+        games["reason"].append(figures.reason)
+        games["score_0"].append(figures.scores[0])
+        games["score_1"].append(figures.scores[1])
+        games["hands"].append(figures.complete_hands)
         games["source"].append(source)
         games["line"].append(line)
+
+    def add_replay(
+        self, replay: Replay, game: int, source: str | None = None, line: int | None = None
+    ) -> None:
+        """Add the rows of one replayed game (as :meth:`add`, from its figures)."""
+        self.add(figures_of(replay), replay.players, replay.game_id, game, source, line)
 
     def extend(self, other: TableRows) -> None:
         """Append another set of rows (from another worker) after these."""
@@ -265,5 +319,5 @@ def tables_of(replays: Iterable[Replay]) -> Tables:
     """The tables of some replayed games, numbered from 0 in the order given."""
     rows = TableRows()
     for game, replay in enumerate(replays):
-        rows.add(replay, game)
+        rows.add_replay(replay, game)
     return rows.tables()

@@ -1,0 +1,424 @@
+"""The differential test: the fast verifier against the engine's ``check()``.
+
+This is the verifier's contract. On every record it says "clean" only when ``check()`` finds
+no problem, and then its figures are the engine's to the last field; it says "not clean" for
+every record ``check()`` rejects (and may say so for a valid record it leaves to the engine:
+an unfinished hand, house rules it does not know). End to end, ``verify_bytes`` (the fast
+path) gives the same report as ``check_bytes`` (the engine alone), and the stats rows built
+from the verifier's figures equal those built from a full replay.
+
+The records: every fixture and conformance record, simulated games of both variants under
+random house rules and with random players, every mutation kind of the fuzz test (a few
+hundred here; ``./dev fuzz`` runs them by the ten thousand), and targeted exchange, draft,
+play and claim mutants.
+"""
+
+from __future__ import annotations
+
+import copy
+import gzip
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from spades_replay.bots import RandomBot
+from spades_replay.engine.rules import Rules
+from spades_replay.engine.seats import Variant
+from spades_replay.errors import FormatError
+from spades_replay.record import models
+from spades_replay.record.io import dumps, loads
+from spades_replay.replay import check, figures_of
+from spades_replay.simulate import simulate_game
+from spades_replay.stats.collect import RowSink
+from spades_replay.stats.tables import TableRows
+from spades_replay.validate import check_bytes, verify_bytes
+from spades_replay.verify import GameFigures, known_rules, rules_of_record, verify
+
+from .conftest import CONFORMANCE, FIXTURES
+from .test_fuzz import mutated
+
+EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
+
+
+def unsure(record: models.AnyRecord) -> bool:
+    """Whether the verifier may leave a valid record to the engine."""
+    full = 26 if record.variant == "two-player" else 52
+    return any(len(hand.plays) != full for hand in record.hands) or not known_rules(
+        rules_of_record(record.rules)
+    )
+
+
+def agree(record: models.AnyRecord) -> GameFigures | None:
+    """Assert that the verifier and ``check()`` agree on a loaded record."""
+    figures = verify(record)
+    replayed, problems = check(record)
+    if figures is not None:
+        assert not problems, f"the verifier accepts what check() rejects: {problems[0]}"
+        assert replayed is not None
+        assert figures == figures_of(replayed)
+    else:
+        assert problems or unsure(record), "the verifier rejects a valid record"
+    return figures
+
+
+def agree_bytes(data: bytes) -> bool:
+    """Assert that the fast path and the engine's path report the same on some bytes, and
+    that the verifier agrees with ``check()`` on the record; whether it was valid."""
+    report, verified = verify_bytes(data, "x.jsonl", 7)
+    expected, replayed = check_bytes(data, "x.jsonl", 7)
+    assert report == expected
+    assert (verified is None) == (replayed is None)
+    if verified is not None:
+        assert replayed is not None
+        assert verified.figures == figures_of(replayed)
+    try:
+        record = loads(data)
+    except FormatError:
+        return False
+    agree(record)
+    return report.valid
+
+
+def fixture_records() -> Iterator[tuple[str, bytes]]:
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.suffix == ".json":
+            yield str(path.relative_to(FIXTURES)), path.read_bytes()
+        elif path.name.endswith((".jsonl", ".jsonl.gz")):
+            raw = path.read_bytes()
+            text = gzip.decompress(raw) if path.suffix == ".gz" else raw
+            for number, line in enumerate(text.splitlines(), start=1):
+                if line.strip():
+                    yield f"{path.relative_to(FIXTURES)}:{number}", line
+
+
+FIXTURE_RECORDS = list(fixture_records())
+CONFORMANCE_RECORDS = sorted(CONFORMANCE.rglob("*.json"))
+
+
+def test_the_sets_are_there() -> None:
+    assert len(FIXTURE_RECORDS) > 50
+    assert len(CONFORMANCE_RECORDS) > 60
+
+
+@pytest.mark.parametrize(("name", "data"), FIXTURE_RECORDS, ids=[n for n, _ in FIXTURE_RECORDS])
+def test_fixtures(name: str, data: bytes) -> None:
+    agree_bytes(data)
+
+
+@pytest.mark.parametrize("path", CONFORMANCE_RECORDS, ids=lambda path: path.name)
+def test_conformance(path: Path) -> None:
+    agree_bytes(path.read_bytes())
+
+
+def test_valid_complete_fixtures_are_verified_without_the_engine() -> None:
+    """The fast path is taken: every valid fixture whose hands are all finished is clean."""
+    clean = 0
+    for _, data in FIXTURE_RECORDS:
+        report, _ = check_bytes(data)
+        if not report.valid:
+            continue
+        record = loads(data)
+        if not unsure(record):
+            assert verify(record) is not None
+            clean += 1
+    assert clean > 30
+
+
+def random_rules(rng: random.Random) -> Rules:
+    """House rules a format 1.0 record can hold, drawn at random (a low target keeps the
+    games short)."""
+    target = rng.choice([100, 200, 300, 500])
+    return Rules(
+        target_score=target,
+        bag_limit=rng.choice([3, 5, 10]),
+        bag_penalty=rng.choice([0, 50, 100]),
+        nil_bonus=rng.choice([0, 50, 100]),
+        blind_nil_bonus=rng.choice([100, 200]),
+        blind_nil_exchange=rng.choice([0, 1, 2, 3, 13]),
+        failed_nil_tricks_count_as_bags=rng.random() < 0.5,
+        failed_nil_tricks_help_partner=rng.random() < 0.5,
+        lose_score=rng.choice([None, -100, -200]),
+    )
+
+
+def simulated(variant: Variant, count: int, seed: int) -> list[models.AnyRecord]:
+    """Games under random house rules, half of them between random players (who bid Nil
+    and Blind Nil and exchange more often than the heuristic ones)."""
+    rng = random.Random(seed)
+    records = []
+    for index in range(count):
+        bots = [RandomBot() for _ in range(variant.seat_count)] if index % 2 else None
+        records.append(
+            simulate_game(
+                variant,
+                seed=rng.randrange(2**32),
+                rules=random_rules(rng),
+                bots=bots,
+                max_hands=12,
+            )
+        )
+    return records
+
+
+SIMULATED = {
+    Variant.TWO_PLAYER: simulated(Variant.TWO_PLAYER, 24, 11),
+    Variant.FOUR_PLAYER: simulated(Variant.FOUR_PLAYER, 40, 12),
+}
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_simulated_games_under_random_house_rules(variant: Variant) -> None:
+    for record in SIMULATED[variant]:
+        assert agree(record) is not None, "a simulated game is clean"
+        assert agree_bytes(dumps(record))
+
+
+def test_simulated_games_hold_exchanges() -> None:
+    """The random players exchange, so the exchange code is exercised (and mutated below)."""
+    for variant in Variant:
+        assert any(hand.exchanges for record in SIMULATED[variant] for hand in record.hands)
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(mutated())
+def test_every_fuzz_mutation_kind(data: bytes) -> None:
+    agree_bytes(data)
+
+
+# Targeted mutants: small changes to the parts the verifier checks its own way.
+
+
+def _bases() -> list[dict[str, Any]]:
+    """Valid records rich in exchanges, Nil bids and claims."""
+    records = [*SIMULATED[Variant.TWO_PLAYER], *SIMULATED[Variant.FOUR_PLAYER]]
+    chosen = [record for record in records if any(hand.exchanges for hand in record.hands)]
+    datas = [orjson.loads(dumps(record)) for record in chosen[:6]]
+    for name in ("two-player/blind-nil.json", "four-player/blind-nil.json"):
+        data = orjson.loads((FIXTURES / name).read_bytes())
+        # from the hand before the first exchange on, a few hands (they still replay; the
+        # running scores and bags start again from zero, so only the claims of tricks stay)
+        start = max(0, next(i for i, hand in enumerate(data["hands"]) if "exchanges" in hand) - 1)
+        data["hands"] = data["hands"][start : start + 4]
+        data["first_dealer"] = (data.get("first_dealer", 0) + start) % len(data["players"])
+        for hand in data["hands"]:
+            for key in ("points", "scores", "bags"):
+                hand.get("result", {}).pop(key, None)
+        data.pop("result", None)
+        datas.append(data)
+    return datas
+
+
+BASES = _bases()
+
+
+def _exchange_mutants(data: dict[str, Any], rng: random.Random) -> Iterator[dict[str, Any]]:
+    seats = len(data["players"])
+    for index, hand in enumerate(data["hands"]):
+        exchanges = hand.get("exchanges") or []
+        for number, exchange in enumerate(exchanges):
+
+            def mutant(
+                index: int = index, number: int = number
+            ) -> tuple[dict[str, Any], dict[str, Any]]:
+                copied = copy.deepcopy(data)
+                return copied, copied["hands"][index]["exchanges"][number]
+
+            for seat in range(seats):
+                if seat != exchange["seat"]:
+                    copied, target = mutant()
+                    target["seat"] = seat
+                    yield copied
+            for side in ("out", "in"):
+                for position in range(len(exchange[side])):
+                    for card in rng.sample(models.CARD_NAMES, 6):
+                        copied, target = mutant()
+                        target[side][position] = card
+                        yield copied
+                    copied, target = mutant()
+                    del target[side][position]
+                    yield copied
+                    copied, target = mutant()
+                    target[side].append(target[side][position])
+                    yield copied
+            copied, target = mutant()
+            target["out"], target["in"] = target["in"], target["out"]
+            yield copied
+            copied, _ = mutant()
+            copied["hands"][index]["exchanges"].append(copy.deepcopy(exchange))
+            yield copied
+            copied, target = mutant()
+            copied["hands"][index]["bids"][target["seat"]] = 2
+            yield copied
+            other = exchange["seat"] ^ 2 if seats == 4 else 1 - exchange["seat"]
+            copied, target = mutant()
+            copied["hands"][index]["bids"][other] = "blind_nil"
+            yield copied
+            for position in (0, 1):
+                copied, target = mutant()
+                copied["hands"][index]["bids"][other] = "blind_nil"
+                exchanges_now = copied["hands"][index]["exchanges"]
+                exchanges_now.insert(position, {"seat": other, "out": [], "in": []})
+                yield copied
+            copied, target = mutant()
+            target["out"].extend(["2C", "3D"])
+            target["in"].extend(["4H", "5S"])
+            yield copied
+        if len(exchanges) > 1:
+            copied = copy.deepcopy(data)
+            copied["hands"][index]["exchanges"].reverse()
+            yield copied
+        for seat in range(seats):
+            copied = copy.deepcopy(data)
+            copied["hands"][index].setdefault("exchanges", []).append(
+                {"seat": seat, "out": [], "in": []}
+            )
+            yield copied
+        if not exchanges and index < 4:
+            for seat in range(seats):
+                copied = copy.deepcopy(data)
+                copied["hands"][index]["bids"][seat] = "blind_nil"
+                deal = copied["hands"][index].get("deal")
+                out, taken = (deal[seat][:1], deal[seat ^ 2][:1]) if deal else ([], [])
+                copied["hands"][index]["exchanges"] = [{"seat": seat, "out": out, "in": taken}]
+                yield copied
+
+
+def _draft_and_play_mutants(data: dict[str, Any], rng: random.Random) -> Iterator[dict[str, Any]]:
+    for index, hand in enumerate(data["hands"][:3]):
+        if "draft" in hand:
+            for turn in rng.sample(range(26), 8):
+                copied = copy.deepcopy(data)
+                draft = copied["hands"][index]["draft"]
+                flipped = "D" if draft[turn] == "K" else "K"
+                copied["hands"][index]["draft"] = draft[:turn] + flipped + draft[turn + 1 :]
+                yield copied
+            for _ in range(4):
+                copied = copy.deepcopy(data)
+                deck = copied["hands"][index]["deck"]
+                i, j = rng.sample(range(52), 2)
+                deck[i], deck[j] = deck[j], deck[i]
+                yield copied
+                copied = copy.deepcopy(data)
+                copied["hands"][index]["deck"][i] = deck[j]
+                yield copied
+        else:
+            for _ in range(4):
+                copied = copy.deepcopy(data)
+                deal = copied["hands"][index]["deal"]
+                a, b = rng.sample(range(4), 2)
+                i, j = rng.randrange(13), rng.randrange(13)
+                deal[a][i], deal[b][j] = deal[b][j], deal[a][i]
+                yield copied
+                copied = copy.deepcopy(data)
+                copied["hands"][index]["deal"][a][i] = deal[b][j]
+                yield copied
+        plays = hand["plays"]
+        for _ in range(8):
+            copied = copy.deepcopy(data)
+            cards = copied["hands"][index]["plays"]
+            i, j = rng.sample(range(len(plays)), 2)
+            cards[i], cards[j] = cards[j], cards[i]
+            yield copied
+        copied = copy.deepcopy(data)
+        copied["hands"][index]["plays"] = plays[:-1]
+        yield copied
+
+
+def _claim_mutants(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for index, hand in enumerate(data["hands"][:4]):
+        for key in ("tricks", "points", "scores", "bags"):
+            claim = hand.get("result", {}).get(key)
+            if claim is None:
+                continue
+            for position in range(len(claim)):
+                for delta in (-1, 1):
+                    copied = copy.deepcopy(data)
+                    values = copied["hands"][index]["result"][key]
+                    values[position] = min(13, max(0, values[position] + delta))
+                    yield copied
+            copied = copy.deepcopy(data)
+            del copied["hands"][index]["result"][key]
+            yield copied
+    claim = data.get("result")
+    if claim is not None:
+        copied = copy.deepcopy(data)
+        copied["result"]["winner"] = 1 - claim["winner"]
+        yield copied
+        copied = copy.deepcopy(data)
+        copied["result"]["scores"][0] += 1
+        yield copied
+        copied = copy.deepcopy(data)
+        copied["hands"] = copied["hands"][:-1]
+        yield copied
+        copied = copy.deepcopy(data)
+        copied["hands"].append(copy.deepcopy(copied["hands"][-1]))
+        yield copied
+
+
+@pytest.mark.parametrize("base", range(len(BASES)))
+def test_targeted_mutants(base: int) -> None:
+    data = BASES[base]
+    rng = random.Random(base)
+    mutants = [
+        *_exchange_mutants(data, rng),
+        *_draft_and_play_mutants(data, rng),
+        *_claim_mutants(data),
+    ]
+    valid = sum(agree_bytes(orjson.dumps(mutant)) for mutant in mutants)
+    assert len(mutants) > 40
+    assert valid < len(mutants)
+
+
+def rows_by_replay(records: list[models.AnyRecord]) -> TableRows:
+    rows = TableRows()
+    for game, record in enumerate(records):
+        replayed, problems = check(record)
+        assert replayed is not None
+        assert not problems
+        rows.add_replay(replayed, game, "corpus.jsonl", game + 1)
+    return rows
+
+
+def rows_by_verifier(records: list[models.AnyRecord]) -> TableRows:
+    sink = RowSink()
+    for game, record in enumerate(records):
+        _, verified = verify_bytes(dumps(record))
+        assert verified is not None
+        sink.add(verified, "corpus.jsonl", game + 1)
+    assert sink.count == len(records)
+    return sink.rows
+
+
+def test_rows_from_figures_equal_rows_from_replays() -> None:
+    records = [
+        *SIMULATED[Variant.TWO_PLAYER],
+        *SIMULATED[Variant.FOUR_PLAYER],
+        *(loads(data) for _, data in FIXTURE_RECORDS if check_bytes(data)[0].valid),
+    ]
+    fast = rows_by_verifier(records).tables()
+    slow = rows_by_replay(records).tables()
+    assert fast.games.height == len(records)
+    assert fast.seat_hands.equals(slow.seat_hands)
+    assert fast.side_hands.equals(slow.side_hands)
+    assert fast.games.equals(slow.games)
+
+
+def test_row_sink_keeps_hands_by_replaying() -> None:
+    record = SIMULATED[Variant.FOUR_PLAYER][0]
+    sink = RowSink(keep_hands=True)
+    _, verified = verify_bytes(dumps(record))
+    assert verified is not None
+    sink.add(verified, "game.json", None)
+    assert sink.hands is not None
+    complete = sum(1 for hand in verified.figures.hands if hand.scores is not None)
+    assert len(sink.hands.hands) == complete
