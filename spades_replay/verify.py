@@ -25,8 +25,12 @@ How it stays fast, in pure Python (docs/performance.md has the figures):
   until the first trick that holds a spade.
 - **Memoised scoring** with the engine's own :func:`~spades_replay.engine.scoring.score_side`.
 
-Unfinished hands, and house rules it does not know (:func:`known_rules`), are left to the
-engine: the verifier answers ``None`` for them.
+It knows every option of format 1.1. The bids are checked by the engine's own
+:func:`~spades_replay.engine.bidding.bid_violation` (only under rules that restrict them: bids
+are few), against the running scores before the hand; under ``first_lead: two_of_clubs`` the
+engine's :func:`~spades_replay.engine.tricks.opening_leader` names the holder of 2C after any
+exchange, who must lead it. Unfinished hands are left to the engine: the verifier answers
+``None`` for them.
 
 >>> from spades_replay.record.io import load
 >>> figures = verify(load("fixtures/two-player/mercy.json"))
@@ -41,13 +45,15 @@ import operator
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from spades_replay.engine.bidding import bid_violation, bidding_order, rules_are_free
 from spades_replay.engine.cards import CARD_NAMES, FULL_DECK_MASK, NON_SPADES_MASK, SUIT_MASKS
-from spades_replay.engine.rules import LEFT_OF_DEALER, Rules
+from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, SideScore, end_reason, score_side
 from spades_replay.engine.seats import Seat, Side, Variant
+from spades_replay.engine.tricks import opening_leader, two_of_clubs_leads
 from spades_replay.record import models
 
-__all__ = ["GameFigures", "HandFigures", "known_rules", "rules_of_record", "verify"]
+__all__ = ["GameFigures", "HandFigures", "rules_of_record", "verify"]
 
 
 class HandFigures(NamedTuple):
@@ -119,17 +125,19 @@ _DRAFT_OFFSETS = bytes.maketrans(b"KD", b"\x00\x01")
 _TURN_STARTS = tuple(range(0, 52, 2))
 
 
-def known_rules(rules: Rules) -> bool:
-    """Whether the verifier knows every option in force in ``rules``; records under any
-    other rules are left to the engine. The one place where it reads the options that shape
-    what is legal (scoring options go to the engine's own scoring)."""
-    return (
-        rules.nil_allowed
-        and rules.blind_nil_allowed
-        and rules.blind_nil_min_deficit is None
-        and rules.min_team_bid == 0
-        and rules.first_lead == LEFT_OF_DEALER
-    )
+def _bids_legal(
+    variant: Variant, rules: Rules, dealer: Seat, bids: tuple[Bid, ...], scores: tuple[int, int]
+) -> bool:
+    """Whether the engine's :func:`~spades_replay.engine.bidding.bid_violation` finds every
+    bid of a hand begun at ``scores`` legal, each made in bidding order. (The engine takes a
+    two-player Blind Nil declaration before the other bid; only the team minimum depends on
+    the order, and it has no effect in two-player.)"""
+    made: list[Bid | None] = [None] * len(bids)
+    for seat in bidding_order(variant, dealer):
+        if bid_violation(variant, rules, seat, bids[seat], made, scores) is not None:
+            return False
+        made[seat] = bids[seat]
+    return True
 
 
 @functools.lru_cache(maxsize=256)
@@ -329,12 +337,12 @@ def _play4(plays: Sequence[str], holdings: list[int], leader: Seat, broken: bool
 def verify(record: models.AnyRecord) -> GameFigures | None:
     """The figures of ``record`` if it is clean (every action legal, every claim right),
     else ``None``: then :func:`spades_replay.replay.check` says why. ``None`` also when the
-    record has an unfinished hand or house rules the verifier does not know."""
+    record has an unfinished hand."""
     rules = rules_of_record(record.rules)
-    if not known_rules(rules):
-        return None
     two = isinstance(record, models.TwoPlayerRecord)
     variant = Variant.TWO_PLAYER if two else Variant.FOUR_PLAYER
+    free = rules_are_free(rules)
+    clubs_lead = two_of_clubs_leads(variant, rules)
     count = 2 if two else 4
     limit = rules.blind_nil_exchange
     broken = not rules.spades_must_be_broken
@@ -352,6 +360,8 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
         if decided:
             return None
         bids = tuple(map(bid_of, hand.bids))
+        if not free and not _bids_legal(variant, rules, dealer, bids, scores):
+            return None
         if isinstance(hand, models.Hand2):
             deck = hand.deck
             if len(set(deck)) != 52 or len(hand.plays) != 26:
@@ -378,7 +388,13 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
                 return None
             if hand.exchanges and not _exchange4(hand, bids, holdings, limit):
                 return None
-            won = _play4(hand.plays, holdings, (dealer + 1) & 3, broken)
+            if clubs_lead:
+                if hand.plays[0] != "2C":
+                    return None
+                leader = opening_leader(variant, rules, dealer, holdings)
+            else:
+                leader = (dealer + 1) & 3
+            won = _play4(hand.plays, holdings, leader, broken)
         if not won:
             return None
         tricks = tuple(won)
