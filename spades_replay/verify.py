@@ -94,48 +94,53 @@ BIT: dict[str, int] = {name: 1 << card for card, name in enumerate(CARD_NAMES)}
 """The bitmask of each card, by name."""
 
 
-def _strength(card: int, led: int) -> int:
-    """How strong ``card`` is in a trick led in suit ``led``: a multiple of 4, so that adding
+def _strengths(led: int) -> list[int]:
+    """How strong each card is in a trick led in suit ``led``: a multiple of 4, so that adding
     the card's position in the trick keeps it unique and the trick's ``max`` names its
     winner (0 for a card that cannot win: neither a spade nor of the led suit)."""
-    suit, rank = divmod(card, 13)
-    if suit == 3:
-        return (100 + rank) * 4
-    return (1 + rank) * 4 if suit == led else 0
+    return [
+        (100 + card - 39) * 4 if card >= 39 else (1 + card % 13) * 4 if card // 13 == led else 0
+        for card in range(52)
+    ]
 
 
-def _must_not_hold(card: int, led: int) -> int:
-    """The led-suit mask that the player of ``card`` must no longer hold."""
-    return 0 if card // 13 == led else SUIT_MASKS[led]
+def _must_not_hold(led: int) -> list[int]:
+    """The led-suit mask that the player of each card must no longer hold."""
+    return [0 if card // 13 == led else SUIT_MASKS[led] for card in range(52)]
 
 
-_FIRST_HALVES: dict[tuple[str, str], tuple[int, int, int, int]] = {
+_BITS = [1 << card for card in range(52)]
+_STRENGTHS = [_strengths(led) for led in range(4)]
+_MUST_NOT_HOLD = [_must_not_hold(led) for led in range(4)]
+
+_PAIRS: dict[tuple[str, str], tuple[int, int, int, int]] = {
     (name_a, name_b): (
-        1 << a,
-        1 << b,
-        _must_not_hold(b, a // 13),
-        max(_strength(a, a // 13), _strength(b, a // 13) + 1),
+        _BITS[a],
+        _BITS[b],
+        _MUST_NOT_HOLD[a // 13][b],
+        max(_STRENGTHS[a // 13][a], _STRENGTHS[a // 13][b] + 1),
     )
     for a, name_a in enumerate(CARD_NAMES)
     for b, name_b in enumerate(CARD_NAMES)
 }
-"""The first two cards of a four-player trick, keyed by their names: their bits, the mask
-the second player must no longer hold, and the stronger's strength with its position."""
+"""A trick's first two cards (all of a two-player trick), keyed by their names: their bits,
+the mask the second player must no longer hold, and the stronger one's strength with its
+position (odd: the second card is stronger)."""
 
 _SECOND_HALVES: dict[tuple[str, str, str], tuple[int, int, int, int, int]] = {
     (suit, name_c, name_d): (
-        1 << c,
-        _must_not_hold(c, led),
-        1 << d,
-        _must_not_hold(d, led),
-        max(_strength(c, led) + 2, _strength(d, led) + 3),
+        _BITS[c],
+        must_not_hold[c],
+        _BITS[d],
+        must_not_hold[d],
+        max(strengths[c] + 2, strengths[d] + 3),
     )
-    for led, suit in enumerate("CDHS")
+    for suit, strengths, must_not_hold in zip("CDHS", _STRENGTHS, _MUST_NOT_HOLD, strict=True)
     for c, name_c in enumerate(CARD_NAMES)
     for d, name_d in enumerate(CARD_NAMES)
 }
 """The last two cards of a four-player trick, keyed by the suit led and their names: the
-bit and the mask each player must no longer hold, and the stronger's strength with its
+bit and the mask each player must no longer hold, and the stronger one's strength with its
 position."""
 
 _SUIT_OF: dict[str, str] = {name: name[1] for name in CARD_NAMES}
@@ -275,23 +280,6 @@ def _exchange4(hand: models.Hand4, bids: tuple[Bid, ...], holdings: list[int], l
     return True
 
 
-def _pair(a: int, b: int) -> tuple[int, int, int, bool]:
-    """A two-player trick of cards ``a`` (led) and ``b``: their bits, the led-suit mask that
-    the player of ``b`` must no longer hold, and whether ``b`` wins."""
-    led, follow = a // 13, b // 13
-    must_not_hold = 0 if follow == led else SUIT_MASKS[led]
-    wins = b > a if follow == led else follow == 3
-    return 1 << a, 1 << b, must_not_hold, wins
-
-
-_PAIRS: dict[tuple[str, str], tuple[int, int, int, bool]] = {
-    (name_a, name_b): _pair(a, b)
-    for a, name_a in enumerate(CARD_NAMES)
-    for b, name_b in enumerate(CARD_NAMES)
-}
-"""Every two-player trick, keyed by its two card names (see :func:`_pair`)."""
-
-
 def _play2(
     plays: Sequence[str], lead: int, other: int, leader: Seat, broken: bool
 ) -> tuple[int, ...] | None:
@@ -305,25 +293,25 @@ def _play2(
     tricks = map(_PAIRS.__getitem__, zip(it, it, strict=True))
     second = 0  # tricks won by seat 1: the leader (0 or 1) added up after every trick
     if not broken:
-        for bit_a, bit_b, must_not_hold, b_wins in tricks:
+        for bit_a, bit_b, must_not_hold, strength in tricks:
             if bit_a > NON_SPADES_MASK and lead & NON_SPADES_MASK:
                 return None
             lead ^= bit_a
             other ^= bit_b
             if other & must_not_hold:
                 return None
-            if b_wins:
+            if strength & 1:
                 lead, other = other, lead
                 leader ^= 1
             second += leader
             if bit_a | bit_b > NON_SPADES_MASK:
                 break
-    for bit_a, bit_b, must_not_hold, b_wins in tricks:
+    for bit_a, bit_b, must_not_hold, strength in tricks:
         lead ^= bit_a
         other ^= bit_b
         if other & must_not_hold:
             return None
-        if b_wins:
+        if strength & 1:
             lead, other = other, lead
             leader ^= 1
         second += leader
@@ -342,7 +330,7 @@ def _play4(
     loop only does the bit work; a bit above :data:`NON_SPADES_MASK` is a spade's."""
     won = [0, 0, 0, 0]
     others = NON_SPADES_MASK
-    firsts = map(_FIRST_HALVES.__getitem__, zip(plays[0::4], plays[1::4], strict=True))
+    firsts = map(_PAIRS.__getitem__, zip(plays[0::4], plays[1::4], strict=True))
     seconds = map(
         _SECOND_HALVES.__getitem__,
         zip(map(_SUIT_OF.__getitem__, plays[0::4]), plays[2::4], plays[3::4], strict=True),
