@@ -35,7 +35,7 @@ from spades_replay.engine.state import (
 )
 from spades_replay.engine.tricks import trick_winner
 from spades_replay.replay import HandReplay, Replay, Step
-from spades_replay.text import card_label
+from spades_replay.text import card_label, score_line
 
 from .markup import cards_md, md, plain
 
@@ -522,7 +522,7 @@ def scores_before(replay: Replay, hand: HandReplay) -> tuple[tuple[int, int], tu
 def result_md(replay: Replay) -> str:
     """The game's result as Markdown."""
     result = replay.result
-    scores = f"{result.scores[0]} to {result.scores[1]}"
+    scores = score_line(result.scores, result.winner)
     if result.complete and result.winner is not None:
         how = "reached the target" if result.reason == "target" else "won on the mercy rule"
         return (

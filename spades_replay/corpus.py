@@ -117,8 +117,9 @@ class Source:
 
     @property
     def blank(self) -> bool:
-        """Whether this is a blank line (no record)."""
-        return not self.oversize and not self.data.strip()
+        """Whether this is a blank line of a corpus (no record). A record file is never
+        blank: an empty ``.json`` file is an invalid record, not an absent one."""
+        return self.line is not None and not self.oversize and not self.data.strip()
 
 
 def _open(path: str) -> BinaryIO:

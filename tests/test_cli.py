@@ -14,7 +14,7 @@ import pytest
 from spades_replay.cli import main
 from spades_replay.record.schema import schema_bytes
 
-from .conftest import CONFORMANCE
+from .conftest import CONFORMANCE, FIXTURES
 
 VALID = CONFORMANCE / "valid"
 INVALID = CONFORMANCE / "invalid"
@@ -50,6 +50,7 @@ def test_validate_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert summary["invalid"] == 25  # the 24 records, and EXPECTED.json: not a record at all
     assert summary["valid"] == 0
     reports = lines[:-1]
+    assert len(reports) == summary["records"]
     assert all(not report["valid"] for report in reports)
     codes = {report["problems"][0]["code"] for report in reports}
     assert {"play.revoke", "format.unknown-key", "claim.winner", "format.not-a-record"} <= codes
@@ -218,3 +219,64 @@ def test_the_progress_bar_shows_only_on_a_terminal() -> None:
         bar.out.print("a report")
     assert quiet_out.file.getvalue() == "a report\n"  # type: ignore[attr-defined]
     assert quiet_err.file.getvalue() == ""  # type: ignore[attr-defined]
+
+
+def test_validate_never_passes_having_checked_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty directory, a directory without records, an empty corpus: exit 3, said."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("not a record")
+    corpus = tmp_path / "nothing.jsonl"
+    corpus.write_bytes(b"\n\n")
+    for path in (empty, other, corpus):
+        code, _, err = run(capsys, "validate", str(path))
+        assert code == 3, path
+        assert "no records found" in err
+        assert "nothing was checked" in err
+    code, out, _ = run(capsys, "validate", "--format", "json", str(empty))
+    assert code == 3
+    assert orjson.loads(out.splitlines()[-1])["summary"]["records"] == 0
+    code, _, err = run(capsys, "stats", str(empty))
+    assert code == 3
+    assert "no records found" in err
+
+
+def test_an_empty_record_file_is_an_invalid_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``validate`` agrees with ``replay`` and ``validate_bytes`` on an empty ``.json``."""
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    code, out, _ = run(capsys, "validate", str(empty))
+    assert code == 1
+    assert "1 record(s)" in out
+    assert "[format.json]" in out
+    code, _, _ = run(capsys, "replay", str(empty))
+    assert code == 1
+
+
+def test_validate_json_lists_every_record(capsys: pytest.CaptureFixture[str]) -> None:
+    """Machine output lists valid records too, without ``--verbose``."""
+    code, out, _ = run(capsys, "validate", "--format", "json", str(VALID))
+    assert code == 0
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    reports, summary = lines[:-1], lines[-1]["summary"]
+    files = sorted(VALID.glob("*.json"))
+    assert len(reports) == len(files) == summary["records"] == summary["valid"]
+    assert all(report["valid"] and report["problems"] == [] for report in reports)
+    assert [Path(report["source"]).name for report in reports] == [f.name for f in files]
+
+
+def test_results_put_the_winners_score_first(capsys: pytest.CaptureFixture[str]) -> None:
+    """Side 1 won -258 to 416: the replay's result and the games table say 416 to -258."""
+    mercy = str(FIXTURES / "two-player" / "mercy.json")
+    code, out, _ = run(capsys, "replay", mercy)
+    assert code == 0
+    assert "Result: Drew won 416 to -258 after" in out
+    code, out, _ = run(capsys, "stats", mercy, "--by", "game")
+    assert code == 0
+    assert "416 to -258" in out

@@ -336,6 +336,17 @@ def test_labels_to_pick_games_and_players_by() -> None:
     assert options["heuristic-megan"] == "Megan (heuristic-megan)"
 
 
+def test_results_put_the_winners_score_first() -> None:
+    """Side 1 won the mercy game -258 to 416: every result says 416 to -258."""
+    replay = _replay("two-player/mercy")
+    assert replay.result.winner == 1
+    assert replay.result.scores == (-258, 416)
+    assert ": 416 to -258 after" in board.result_md(replay)
+    labels = selection.game_labels(_loaded().tables.games)
+    (mercy,) = [label for label in labels if label.startswith("fixture-two-player-mercy ")]
+    assert mercy.endswith("won by Drew, 416 to -258")
+
+
 # data
 
 

@@ -231,3 +231,36 @@ def test_game_sources_point_at_their_lines(corpus: Path, tmp_path: Path, jobs: i
     assert set(games["source"].to_list()) == {str(path)}
     for game_id, line in zip(games["game_id"], games["line"], strict=True):
         assert spades_replay.loads(path.read_bytes().splitlines()[line - 1]).game_id == game_id
+
+
+@pytest.mark.parametrize("kind", ["csv", "json", "parquet"])
+def test_stats_output_format_follows_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """``-o players.parquet`` without ``--format`` writes parquet, not the text table."""
+    target = tmp_path / f"players.{kind.upper()}"
+    code, _, _ = run(capsys, "stats", str(FIXTURES / "two-player"), "-o", str(target))
+    assert code == 0
+    data = target.read_bytes()
+    if kind == "csv":
+        frame = pl.read_csv(io.BytesIO(data))
+    elif kind == "json":
+        frame = pl.DataFrame(orjson.loads(data))
+    else:
+        assert data.startswith(b"PAR1")
+        frame = pl.read_parquet(io.BytesIO(data))
+    assert set(frame["player"].to_list()) == {"Megan", "Drew"}
+
+
+def test_stats_refuses_a_format_that_contradicts_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "players.parquet"
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "--format", "csv", "-o", str(target))
+    assert code == 2
+    assert "--format csv does not match the extension" in err
+    assert not target.exists()
+    text = tmp_path / "players.txt"
+    code, _, _ = run(capsys, "stats", str(STANDARD_TWO), "-o", str(text))
+    assert code == 0
+    assert "Megan" in text.read_text()

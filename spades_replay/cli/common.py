@@ -21,6 +21,9 @@ from spades_replay.validate import check_bytes
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+EXIT_NO_RECORDS = 3
+"""Nothing was checked: the paths hold no record at all (an empty directory, a directory
+without record files, an empty corpus). A CI job must never pass having checked nothing."""
 EXIT_INTERRUPTED = 130
 
 
@@ -153,6 +156,17 @@ def print_problem(console: Console, problem: Problem, indent: str = "  ") -> Non
         console.print(Text(f"{indent}  legal: {' '.join(problem.legal)}", style="dim"))
     pointer = safe(problem.pointer, 300) or "/"
     console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
+
+
+def no_records_message(paths: list[str]) -> str:
+    """What a command says when ``paths`` hold no record at all."""
+    named = ", ".join(safe(path, 200) for path in paths[:5])
+    if len(paths) > 5:
+        named += f" and {len(paths) - 5} more"
+    return (
+        f"no records found in {named}: nothing was checked (records are .json files, "
+        ".jsonl/.ndjson corpora, either .gz-compressed)"
+    )
 
 
 def pick_hands(replay: Replay, number: int | None) -> tuple[HandReplay, ...]:

@@ -24,7 +24,7 @@ from spades_replay.cli.text import card_text, cards_text
 from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.replay import HandReplay, Replay
-from spades_replay.text import safe
+from spades_replay.text import safe, score_line
 
 
 def register(commands: Any) -> None:
@@ -216,7 +216,7 @@ def render_hand(replay: Replay, hand: HandReplay) -> Group:
 
 def _result(replay: Replay) -> Text:
     result = replay.result
-    scores = f"{result.scores[0]} to {result.scores[1]}"
+    scores = score_line(result.scores, result.winner)
     if result.complete and result.winner is not None:
         return Text(
             f"Result: {safe(replay.side_name(result.winner), 120)} won {scores} "

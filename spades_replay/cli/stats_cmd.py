@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
@@ -19,12 +20,14 @@ from spades_replay.atomic import write_bytes_atomic
 from spades_replay.cli.common import (
     DEFAULT_TIME_CAP,
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
     add_limit_options,
     console_for,
     limits_of,
+    no_records_message,
     print_problem,
     stdout_console,
 )
@@ -38,6 +41,9 @@ if TYPE_CHECKING:
     from spades_replay.stats.tables import Tables
 
 GROUPINGS = ("game", "player", "variant")
+FORMATS = ("table", "csv", "json", "parquet")
+EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet"}
+"""The output formats that an ``-o FILE`` extension names."""
 
 CAPPED_LISTED = 10
 """How many capped hands the command names before it only counts the rest."""
@@ -55,7 +61,7 @@ def register(commands: Any) -> None:
             "per variant. Invalid records are reported and left out, never counted."
         ),
         epilog="Exit codes: 0 all records counted, 1 some records invalid (left out; the "
-        "stats of the rest are still written), 2 usage or I/O error.",
+        "stats of the rest are still written), 2 usage or I/O error, 3 no records found.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
     parser.add_argument(
@@ -63,9 +69,10 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("table", "csv", "json", "parquet"),
-        default="table",
-        help="table for people (default); csv, json (an array of rows) or parquet for tools",
+        choices=FORMATS,
+        help="table for people (the default on a terminal); csv, json (an array of rows) or "
+        "parquet for tools. With -o and no --format, the file's extension says which "
+        "(.csv, .json, .parquet; anything else: the table)",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
@@ -132,8 +139,27 @@ def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, job
         return collection.analysed(time_cap=time_cap, jobs=jobs, progress=bar.update)
 
 
+def output_format(chosen: str | None, output: str | None) -> str:
+    """The format to write: the one asked for, else the one the extension of ``output``
+    names, else the table. A format that contradicts the extension is a usage error.
+
+    >>> output_format(None, "players.parquet"), output_format("csv", None)
+    ('parquet', 'csv')
+    """
+    named = EXTENSIONS.get(Path(output).suffix.lower()) if output else None
+    if chosen is None:
+        return named or "table"
+    if named is not None and named != chosen:
+        raise UsageError(
+            f"--format {chosen} does not match the extension of {output} ({named}); "
+            f"drop --format or rename the file"
+        )
+    return chosen
+
+
 def run(arguments: argparse.Namespace) -> int:
     """Compute and write the metrics."""
+    arguments.format = output_format(arguments.format, arguments.output)
     if arguments.format == "parquet" and not arguments.output:
         raise UsageError("--format parquet needs -o FILE")
     if arguments.time_cap is not None and not arguments.analysis:
@@ -203,4 +229,7 @@ def run(arguments: argparse.Namespace) -> int:
     err.print(Text(counted, style="bold red" if summary.invalid else "green"))
     if summary.io_errors:
         return EXIT_USAGE
+    if not summary.records:
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     return EXIT_INVALID if summary.invalid else EXIT_OK

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
 from spades_replay.stats.tables import Tables
-from spades_replay.text import safe
+from spades_replay.text import safe, score_line
 
 GROUPINGS = {"player": player_metrics, "game": game_metrics, "variant": variant_metrics}
 
@@ -103,7 +103,7 @@ def game_table(frame: pl.DataFrame) -> Table:
             safe(row["rules"], 60),
             f"{safe(row['side_0'], 60)} vs {safe(row['side_1'], 60)}",
             safe(row["winner_players"] or "-", 60),
-            f"{row['score_0']} to {row['score_1']}",
+            score_line((row["score_0"], row["score_1"]), row["winner"]),
             str(row["hands"]),
             ended,
             *(_analysis_cells(row) if analysed else []),
