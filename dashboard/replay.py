@@ -10,7 +10,7 @@ from spades_replay.analysis import HandAnalysis
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
 from spades_replay.replay import HandReplay, Replay
-from spades_replay.stats.tables import rules_label
+from spades_replay.stats.tables import rules_caption, rules_label
 
 from . import board, double_dummy
 from .data import GameRef
@@ -74,7 +74,7 @@ def _controls(hand: HandReplay) -> int:
 
 def _header(replay: Replay) -> None:
     game = f"**{md(replay.game_id, 120)}** · " if replay.game_id else ""
-    rules = rules_label(replay.rules)
+    rules = rules_caption(rules_label(replay.rules))
     st.markdown(
         f"{game}{replay.variant.value} · rules: {md(rules, 300)} · target "
         f"{replay.rules.target_score}  \n{board.result_md(replay)}"

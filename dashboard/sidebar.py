@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from spades_replay.engine.seats import Variant
+from spades_replay.stats.tables import rules_caption
 
 from . import validate
 from .data import UPLOAD_BYTES, load, scan
@@ -62,7 +63,9 @@ def render(paths: tuple[str, ...]) -> Context:
     _known("f_rules", rules)
     _known("f_player", list(players))
     chosen_variants = sidebar.multiselect("Variant", variants, key="f_variant", placeholder="all")
-    chosen_rules = sidebar.multiselect("Rules", rules, key="f_rules", placeholder="all")
+    chosen_rules = sidebar.multiselect(
+        "Rules", rules, key="f_rules", placeholder="all", format_func=rules_caption
+    )
     chosen_players = sidebar.multiselect(
         "Player",
         list(players),

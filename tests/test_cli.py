@@ -277,6 +277,6 @@ def test_results_put_the_winners_score_first(capsys: pytest.CaptureFixture[str])
     code, out, _ = run(capsys, "replay", mercy)
     assert code == 0
     assert "Result: Drew won 416 to -258 after" in out
-    code, out, _ = run(capsys, "stats", mercy, "--by", "game")
+    code, out, _ = run(capsys, "stats", mercy, "--by", "game", "--columns", "game,scores")
     assert code == 0
     assert "416 to -258" in out

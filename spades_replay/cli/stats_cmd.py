@@ -96,6 +96,12 @@ def register(commands: Any) -> None:
         f"{DEFAULT_TIME_CAP:g}; 0 = no cap); capped hands are reported and left out of the "
         "tricks-lost counts",
     )
+    parser.add_argument(
+        "--columns",
+        metavar="NAME,...",
+        help="the table's columns, by their headers, comma-separated (default: those that fit "
+        "the width, key ones first); csv, json and parquet carry every column",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
@@ -157,6 +163,25 @@ def output_format(chosen: str | None, output: str | None) -> str:
     return chosen
 
 
+def _columns(arguments: argparse.Namespace) -> list[str] | None:
+    """The columns ``--columns`` names, checked; ``None`` without it."""
+    if arguments.columns is None:
+        return None
+    if arguments.format != "table":
+        raise UsageError("--columns applies to the table; csv, json and parquet carry every column")
+    from spades_replay.cli.stats_view import column_names
+
+    known = column_names(arguments.by, arguments.analysis)
+    names = [name.strip() for name in arguments.columns.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise UsageError(
+            f"unknown column {safe(', '.join(unknown) or arguments.columns, 200)!r} for "
+            f"--by {arguments.by}; the columns are: {', '.join(known)}"
+        )
+    return names
+
+
 def run(arguments: argparse.Namespace) -> int:
     """Compute and write the metrics."""
     arguments.format = output_format(arguments.format, arguments.output)
@@ -164,6 +189,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--format parquet needs -o FILE")
     if arguments.time_cap is not None and not arguments.analysis:
         raise UsageError("--time-cap applies with --analysis")
+    columns = _columns(arguments)
     time_cap = DEFAULT_TIME_CAP if arguments.time_cap is None else arguments.time_cap
     if not time_cap >= 0:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
@@ -205,9 +231,10 @@ def run(arguments: argparse.Namespace) -> int:
         tables = collection.tables()
     frame = stats_view.metrics(tables, arguments.by)
     if arguments.format == "table":
-        rendered = stats_view.TABLES[arguments.by](frame)
+        capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
+        console = capture if arguments.output else out
+        rendered = stats_view.table(frame, arguments.by, console.width, columns).renderable
         if arguments.output:
-            capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
             capture.print(rendered)
             data = capture.file.getvalue().encode()  # type: ignore[attr-defined]
         else:
