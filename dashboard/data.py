@@ -20,6 +20,7 @@ plays, keyed on the game's place and digest, the hand, the card and the time cap
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import io
@@ -41,7 +42,7 @@ from spades_replay.analysis import (
     analyze_hand,
     position_before,
 )
-from spades_replay.corpus import Source, Task, expand, is_corpus, read_task
+from spades_replay.corpus import Source, Task, expand, is_corpus, read_task, sample_paths
 from spades_replay.engine.cards import Card
 from spades_replay.errors import Code, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
@@ -305,18 +306,19 @@ def combine(parts: Sequence[Loaded], problems: Sequence[Problem] = ()) -> Loaded
 
 def data_paths(argv: Sequence[str], entry: str) -> tuple[str, ...]:
     """The paths the dashboard shows: the arguments Streamlit gave this entry script
-    (``streamlit run app.py -- PATH...``); without any, the ``fixtures/`` folder of the
-    checkout the script is in, when there is one; else none (uploads only)."""
+    (``streamlit run app.py -- PATH...``); without any, the sample records of the
+    ``fixtures/`` folder of the checkout the script is in (all but ``fixtures/invalid``: see
+    :func:`~spades_replay.corpus.sample_paths`), when there is one; else none (uploads
+    only)."""
     script = Path(entry).resolve()
     if len(argv) > 1 and Path(argv[0]).resolve() == script:
         return tuple(argv[1:])
     fixtures = script.parents[1] / "fixtures"
     if not fixtures.is_dir():
         return ()
-    try:
-        return (str(fixtures.relative_to(Path.cwd())),)
-    except ValueError:
-        return (str(fixtures),)
+    with contextlib.suppress(ValueError):
+        fixtures = fixtures.relative_to(Path.cwd())
+    return tuple(sample_paths(fixtures))
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ def render(paths: tuple[str, ...]) -> Context:
 
     games = loaded.tables.games
     hands = loaded.tables.side_hands.height // 2
-    sidebar.markdown(f"**{len(loaded.refs)}** game(s), **{hands}** complete hand(s)")
+    sidebar.markdown(f"**{len(loaded.refs)}** valid game(s), **{hands}** complete hand(s)")
     if loaded.invalid:
         sidebar.warning(f"{len(loaded.invalid)} invalid record(s) left out")
         sidebar.page_link(validate.page(), label="See them on the Validate page")

@@ -39,6 +39,23 @@ def _is_record_file(path: Path) -> bool:
     return name.endswith(RECORD_SUFFIXES) or name.endswith(CORPUS_SUFFIXES)
 
 
+SAMPLES_LEFT_OUT = ("invalid",)
+"""The folders of a checkout's ``fixtures/`` that the dashboard does not open by default:
+``invalid/`` holds one broken record per error code (and ``EXPECTED.json``, the verdicts they
+must get, which is no record), for ``validate`` and the tests."""
+
+
+def sample_paths(fixtures: Path) -> list[str]:
+    """The bundled sample records to show when no path is given: every folder of
+    ``fixtures`` but those of :data:`SAMPLES_LEFT_OUT`, in sorted order, so that the default
+    dashboard opens on valid games only."""
+    return [
+        str(folder)
+        for folder in sorted(fixtures.iterdir())
+        if folder.is_dir() and folder.name not in SAMPLES_LEFT_OUT
+    ]
+
+
 def _io_problem(code: Code, path: str, message: str) -> InputError:
     return InputError(Problem(code, message, source=path))
 

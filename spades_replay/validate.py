@@ -117,7 +117,9 @@ def validate_bytes(
 
 @dataclass
 class Summary:
-    """Counts over everything validated so far."""
+    """Counts over everything validated so far. ``records``, ``valid``, ``invalid`` and
+    ``codes`` count every record; ``hands``, ``complete`` and ``unfinished`` count the valid
+    records only (an invalid record's hands and ending are not known to be real)."""
 
     files: int = 0
     records: int = 0
@@ -133,12 +135,12 @@ class Summary:
     def add(self, report: RecordReport) -> None:
         """Count one record."""
         self.records += 1
-        self.hands += report.hands
-        if report.valid:
-            self.valid += 1
-        else:
+        if not report.valid:
             self.invalid += 1
             self.codes.update(problem.code.value for problem in report.problems)
+            return
+        self.valid += 1
+        self.hands += report.hands
         if report.complete is True:
             self.complete += 1
         elif report.complete is False:

@@ -29,8 +29,27 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def test_validate_a_directory_of_valid_records(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "validate", str(VALID))
     assert code == 0
-    assert "40 record(s), 634 hand(s) in 40 file(s): 40 valid, 0 invalid" in out
-    assert "28 game(s) complete, 12 unfinished" in out
+    records = [orjson.loads(path.read_bytes()) for path in sorted(VALID.glob("*.json"))]
+    finished = sum("result" in record for record in records)
+    hands = sum(len(record["hands"]) for record in records)
+    n = len(records)
+    assert f"{n} record(s) in {n} file(s): {n} valid, 0 invalid" in out
+    assert (
+        f"the valid ones: {finished} game(s) complete, {n - finished} unfinished, "
+        f"{hands} hand(s)" in out
+    )
+
+
+def test_the_summary_counts_hands_of_valid_records_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An invalid record's hands are not counted: only the valid game's are."""
+    valid = FIXTURES / "two-player" / "standard-game.json"
+    code, out, _ = run(capsys, "validate", str(valid), str(INVALID / "two-player-revoke.json"))
+    assert code == 1
+    hands = len(orjson.loads(valid.read_bytes())["hands"])
+    assert "2 record(s) in 2 file(s): 1 valid, 1 invalid (play.revoke 1)" in out
+    assert f"the valid ones: 1 game(s) complete, 0 unfinished, {hands} hand(s)" in out
 
 
 def test_validate_reports_the_place_and_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,7 +66,7 @@ def test_validate_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     lines = [orjson.loads(line) for line in out.splitlines()]
     summary = lines[-1]["summary"]
-    assert summary["invalid"] == 25  # the 24 records, and EXPECTED.json: not a record at all
+    assert summary["invalid"] == len(list(INVALID.glob("*.json")))
     assert summary["valid"] == 0
     reports = lines[:-1]
     assert len(reports) == summary["records"]

@@ -424,9 +424,10 @@ def test_the_app_reads_its_paths_from_streamlits_arguments_else_the_fixtures(
     entry = str(ROOT / "dashboard" / "app.py")
     assert data.data_paths([entry, "a.jsonl", "logs"], entry) == ("a.jsonl", "logs")
     monkeypatch.chdir(ROOT)
-    assert data.data_paths(["pytest", "-q"], entry) == ("fixtures",)
+    samples = ("corpus", "four-player", "two-player")  # fixtures/invalid is left out
+    assert data.data_paths(["pytest", "-q"], entry) == tuple(f"fixtures/{n}" for n in samples)
     monkeypatch.chdir(tmp_path)
-    assert data.data_paths([entry], entry) == (str(FIXTURES),)
+    assert data.data_paths([entry], entry) == tuple(str(FIXTURES / n) for n in samples)
     elsewhere = tmp_path / "site" / "dashboard"
     elsewhere.mkdir(parents=True)
     assert data.data_paths([], str(elsewhere / "app.py")) == ()
@@ -471,7 +472,9 @@ def _arguments(*argv: str) -> argparse.Namespace:
 
 
 def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:
-    command = dashboard_cmd.streamlit_command(_arguments(), ["fixtures"])
+    arguments = _arguments()
+    arguments.port = 8501
+    command = dashboard_cmd.streamlit_command(arguments, ["fixtures"])
     assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
     assert Path(command[4]) == ROOT / "dashboard" / "app.py"
     options = dict(zip(command[5:-2:2], command[6:-2:2], strict=True))
@@ -525,4 +528,42 @@ def test_the_command_defaults_to_the_fixtures_of_a_checkout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(ROOT)
-    assert dashboard_cmd.data_paths([]) == ["fixtures"]
+    assert dashboard_cmd.data_paths([]) == [
+        "fixtures/corpus",
+        "fixtures/four-player",
+        "fixtures/two-player",
+    ]
+
+
+def test_a_busy_port_is_refused_when_asked_for_and_skipped_by_default(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert not dashboard_cmd.port_free("127.0.0.1", port)
+        assert main(["dashboard", "--port", str(port), str(ROOT / "fixtures")]) == 2
+        assert capsys.readouterr().err == (
+            f"spades-replay: error: port {port} on 127.0.0.1 is in use; choose another with "
+            "--port\n"
+        )
+        monkeypatch.setattr(dashboard_cmd, "DEFAULT_PORT", port)
+        chosen = dashboard_cmd.choose_port("127.0.0.1", None)
+        assert port < chosen < port + dashboard_cmd.PORTS_TRIED
+        assert dashboard_cmd.port_free("127.0.0.1", chosen)
+
+
+def test_the_command_says_the_address_to_open(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It opens no browser itself: it prints the address, then becomes the server."""
+    became: list[list[str]] = []
+    monkeypatch.setattr(dashboard_cmd.os, "execve", lambda _, argv, __: became.append(argv))
+    monkeypatch.setattr(dashboard_cmd, "port_free", lambda address, port: port != 8501)
+    assert main(["dashboard", str(ROOT / "fixtures" / "two-player")]) is None
+    err = capsys.readouterr().err
+    assert "open http://127.0.0.1:8502/ in a browser (Ctrl-C stops it)" in err
+    assert became[0][became[0].index("--server.port") + 1] == "8502"

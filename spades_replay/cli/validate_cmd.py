@@ -101,13 +101,16 @@ def _print_report(console: Console, report: RecordReport) -> None:
 def summary_line(summary: Summary) -> str:
     """The closing summary in words."""
     text = (
-        f"{summary.records} record(s), {summary.hands} hand(s) in {summary.files} file(s): "
+        f"{summary.records} record(s) in {summary.files} file(s): "
         f"{summary.valid} valid, {summary.invalid} invalid"
     )
     if summary.codes:
         counts = ", ".join(f"{code} {count}" for code, count in sorted(summary.codes.items()))
         text += f" ({counts})"
-    text += f"; {summary.complete} game(s) complete, {summary.unfinished} unfinished"
+    text += (
+        f"; the valid ones: {summary.complete} game(s) complete, {summary.unfinished} "
+        f"unfinished, {summary.hands} hand(s)"
+    )
     if summary.io_errors:
         text += f"; {len(summary.io_errors)} path(s) could not be read"
     return text
