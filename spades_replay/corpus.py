@@ -1,8 +1,11 @@
 """Finding and reading records: files, directories, ``.jsonl`` corpora, ``.gz`` compression.
 
 A path is a record file (``.json``, one record), a corpus (``.jsonl`` or ``.ndjson``, one
-record per line; blank lines are skipped), either of them gzip-compressed (``.gz``), or a
-directory (every such file below it, hidden ones excepted, in sorted order).
+record per line; blank lines are skipped), either of them gzip-compressed (``.gz``), a
+directory (every such file below it, hidden ones excepted, in sorted order), or ``-``:
+standard input, which holds one record or a corpus (a corpus when its first line is a whole
+JSON value and is not the whole input; gzip-compressed input is recognised by its bytes). It
+is named :data:`STDIN_NAME` in reports.
 
 Reading streams: a corpus is read line by line, never whole, so memory stays flat however
 large it is. Large plain corpora are cut into byte ranges (:class:`Task`) that worker
@@ -12,16 +15,24 @@ processes read on their own; a line belongs to the range in which it starts.
 from __future__ import annotations
 
 import gzip
+import io
 import os
+import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+import orjson
+
 from spades_replay.errors import Code, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+"""The path that names standard input, and how reports name it."""
+GZIP_MAGIC = b"\x1f\x8b"
 RECORD_SUFFIXES = (".json",)
 CORPUS_SUFFIXES = (".jsonl", ".ndjson")
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -66,6 +77,9 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     Raises :class:`InputError` (``io.not-found``) for a path that does not exist.
     """
     for item in paths:
+        if str(item) == STDIN:
+            yield Path(STDIN)
+            continue
         path = Path(item)
         if path.is_dir():
             found: list[Path] = []
@@ -95,8 +109,16 @@ class Task:
     end: int | None = None
 
     @property
+    def stdin(self) -> bool:
+        """Whether this task reads standard input (it can only run in the main process)."""
+        return self.path == STDIN
+
+    @property
     def size(self) -> int:
-        """How many bytes of the file this task covers (the whole file when unknown)."""
+        """How many bytes of the file this task covers (the whole file when unknown; 0 for
+        standard input)."""
+        if self.stdin:
+            return 0
         if self.end is not None:
             return self.end - self.start
         try:
@@ -109,9 +131,12 @@ def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
     """Cut ``files`` into tasks: plain corpora larger than ``chunk_bytes`` into ranges."""
     tasks: list[Task] = []
     for path in files:
+        if str(path) == STDIN:
+            tasks.append(Task(len(tasks), STDIN, False))
+            continue
         corpus = is_corpus(path)
         size = path.stat().st_size if path.exists() else 0
-        if corpus and path.suffix.lower() != ".gz" and size > chunk_bytes:
+        if corpus and not is_gzip_name(path.name) and size > chunk_bytes:
             for start in range(0, size, chunk_bytes):
                 end = min(start + chunk_bytes, size)
                 tasks.append(Task(len(tasks), str(path), True, start, end))
@@ -139,10 +164,61 @@ class Source:
         return self.line is not None and not self.oversize and not self.data.strip()
 
 
+def is_gzip_name(name: str) -> bool:
+    """Whether a file name says gzip (``.gz``, in any case): the one test every reader uses."""
+    return name.lower().endswith(".gz")
+
+
 def _open(path: str) -> BinaryIO:
-    if path.lower().endswith(".gz"):
+    if is_gzip_name(path):
         return gzip.open(path, "rb")  # type: ignore[return-value]
     return open(path, "rb")
+
+
+def _stdin() -> BinaryIO:
+    """Standard input as bytes, decompressed when it starts with gzip's magic bytes."""
+    stream: BinaryIO = sys.stdin.buffer
+    if isinstance(stream, io.BufferedReader) and stream.peek(2)[:2] == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
+    return stream
+
+
+def _read_stdin(cap: int) -> Iterator[Source]:
+    """Standard input: one record, or a corpus when its first line is a whole JSON value
+    and more follows."""
+    stream = _stdin()
+    first = stream.readline(cap + 2)
+    rest = stream.readline(cap + 2)
+    if not rest or not _whole_json(first):
+        data = first + rest + stream.read(cap + 1 - len(first) - len(rest))
+        if len(data) > cap:
+            yield Source(STDIN_NAME, None, b"", True)
+        else:
+            yield Source(STDIN_NAME, None, data)
+        return
+    for number, raw in enumerate(_lines(first, rest, stream, cap), start=1):
+        data = raw.rstrip(b"\r\n")
+        if len(data) > cap:
+            if not raw.endswith(b"\n"):
+                _skip_line(stream)
+            yield Source(STDIN_NAME, number, b"", True)
+        else:
+            yield Source(STDIN_NAME, number, data)
+
+
+def _lines(first: bytes, rest: bytes, stream: BinaryIO, cap: int) -> Iterator[bytes]:
+    yield first
+    yield rest
+    while raw := stream.readline(cap + 2):
+        yield raw
+
+
+def _whole_json(line: bytes) -> bool:
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def read_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Iterator[Source]:
@@ -173,6 +249,9 @@ def _skip_line(stream: BinaryIO) -> int:
 
 
 def _read(task: Task, cap: int) -> Iterator[Source]:
+    if task.stdin:
+        yield from _read_stdin(cap)
+        return
     with _open(task.path) as stream:
         if not task.corpus:
             data = stream.read(cap + 1)

@@ -196,6 +196,23 @@ def oversize_report(source: Source, limits: Limits) -> RecordReport:
     return RecordReport(source.path, source.line, None, None, 0, None, (problem,))
 
 
+def pretty_corpus_report(source: Source) -> RecordReport | None:
+    """The report on a ``.jsonl`` corpus whose first line opens a record it does not close
+    (``{`` or ``[`` alone): a pretty-printed record misnamed as a corpus, which would
+    otherwise give one error per line. ``None`` for any other first line."""
+    if source.line != 1 or source.data.strip() not in (b"{", b"["):
+        return None
+    problem = Problem(
+        Code.FORMAT_JSON,
+        f"a .jsonl corpus holds one whole record per line, but line 1 is only "
+        f"{source.data.strip().decode()!r}: this looks like a pretty-printed record; name the "
+        "file .json, or write each record on one line",
+        source=source.path,
+        line=1,
+    )
+    return RecordReport(source.path, 1, None, None, 0, None, (problem,))
+
+
 def run_task(
     task: Task,
     keep_valid: bool = False,
@@ -218,6 +235,11 @@ def run_task(
             if source.blank:
                 continue
             replayed = None
+            pretty = pretty_corpus_report(source) if task.corpus and task.start == 0 else None
+            if pretty is not None:
+                summary.add(pretty)
+                reports.append(pretty)
+                break
             if source.oversize:
                 report = oversize_report(source, limits)
             else:
@@ -290,7 +312,8 @@ class CorpusValidation:
         return plan(files, self._chunk_bytes)
 
     def _results(self, tasks: list[Task]) -> Generator[TaskResult, None, None]:
-        jobs = 1 if len(tasks) < 2 else self._jobs
+        # standard input can only be read here, in the main process
+        jobs = 1 if len(tasks) < 2 or any(task.stdin for task in tasks) else self._jobs
         yield from ordered_map(self._worker, tasks, jobs, preload=["spades_replay.validate"])
 
     def __iter__(self) -> Iterator[RecordReport]:

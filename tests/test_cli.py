@@ -299,3 +299,65 @@ def test_results_put_the_winners_score_first(capsys: pytest.CaptureFixture[str])
     code, out, _ = run(capsys, "stats", mercy, "--by", "game", "--columns", "game,scores")
     assert code == 0
     assert "416 to -258" in out
+
+
+def _cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "spades_replay", *args],
+        input=stdin,
+        capture_output=True,
+        check=False,
+    )
+
+
+def test_dash_reads_standard_input() -> None:
+    """``-`` is standard input for validate, replay, stats and analyze: one record, a
+    corpus, or either gzipped."""
+    mercy = (FIXTURES / "two-player" / "mercy.json").read_bytes()
+    corpus = (FIXTURES / "corpus" / "two-player.jsonl").read_bytes()
+    records = len(corpus.splitlines())
+    done = _cli("validate", "-", stdin=mercy)
+    assert done.returncode == 0
+    assert b"1 record(s) in 1 file(s): 1 valid" in done.stdout
+    done = _cli("validate", "-", "--jobs", "2", stdin=gzip.compress(corpus))
+    assert done.returncode == 0
+    assert f"{records} record(s) in 1 file(s): {records} valid".encode() in done.stdout
+    revoke = (FIXTURES / "invalid" / "play-revoke.json").read_bytes()
+    done = _cli("validate", "-", stdin=revoke)
+    assert done.returncode == 1
+    assert b"<stdin>: invalid" in done.stdout
+    done = _cli("replay", "-", "--hand", "1", stdin=mercy)
+    assert done.returncode == 0
+    assert b"Game fixture-two-player-mercy" in done.stdout
+    done = _cli("replay", "-", "--game", "2", "--format", "json", stdin=corpus)
+    assert done.returncode == 0
+    assert orjson.loads(done.stdout)["game_id"] == orjson.loads(corpus.splitlines()[1])["game_id"]
+    done = _cli("stats", "-", "--format", "csv", stdin=mercy)
+    assert done.returncode == 0
+    assert b"Drew" in done.stdout
+    done = _cli("analyze", "-", "--hand", "1", stdin=mercy)
+    assert done.returncode == 0
+    assert b"Double-dummy analysis" in done.stdout
+
+
+def test_replay_of_a_directory_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "replay", str(FIXTURES))
+    assert code == 2
+    assert "is a directory" in err
+    assert "no such file" not in err
+
+
+def test_a_pretty_printed_jsonl_gets_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pretty = tmp_path / "game.jsonl"
+    pretty.write_bytes((FIXTURES / "two-player" / "mercy.json").read_bytes())
+    assert len(pretty.read_bytes().splitlines()) > 100
+    code, out, _ = run(capsys, "validate", str(pretty))
+    assert code == 1
+    assert out.count("[format.json]") == 1
+    assert "a .jsonl corpus holds one whole record per line" in out
+    assert "1 record(s) in 1 file(s): 0 valid, 1 invalid" in out
+    code, out, _ = run(capsys, "replay", str(pretty))
+    assert code == 1
+    assert "looks like a pretty-printed record" in out

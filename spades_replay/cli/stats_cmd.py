@@ -63,7 +63,12 @@ def register(commands: Any) -> None:
         epilog="Exit codes: 0 all records counted, 1 some records invalid (left out; the "
         "stats of the rest are still written), 2 usage or I/O error, 3 no records found.",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="record, corpus, directory, or - for standard input",
+    )
     parser.add_argument(
         "--by", choices=GROUPINGS, default="player", help="what a row is (default player)"
     )

@@ -40,7 +40,12 @@ def register(commands: Any) -> None:
         epilog="Exit codes: 0 all valid, 1 some record invalid, 2 usage or I/O error, "
         "3 no records found (nothing was checked).",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="record, corpus, directory, or - for standard input",
+    )
     parser.add_argument(
         "--format",
         choices=("text", "json"),
