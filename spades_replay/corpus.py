@@ -253,30 +253,63 @@ def _read(task: Task, cap: int) -> Iterator[Source]:
         yield from _read_stdin(cap)
         return
     with _open(task.path) as stream:
-        if not task.corpus:
-            data = stream.read(cap + 1)
-            yield (
-                Source(task.path, None, b"", True)
-                if len(data) > cap
-                else Source(task.path, None, data)
+        yield from _read_stream(stream, task, cap)
+
+
+def _read_stream(stream: BinaryIO, task: Task, cap: int) -> Iterator[Source]:
+    """The sources of an open file: the whole of it, or the lines of a corpus's range."""
+    if not task.corpus:
+        data = stream.read(cap + 1)
+        yield (
+            Source(task.path, None, b"", True) if len(data) > cap else Source(task.path, None, data)
+        )
+        return
+    position = 0
+    if task.start > 0:
+        # the line that began in the previous range belongs to it: skip its rest
+        stream.seek(task.start - 1)
+        position = task.start - 1 + _skip_line(stream)
+    line = 0
+    while task.end is None or position < task.end:
+        raw = stream.readline(cap + 2)
+        if not raw:
+            break
+        line += 1
+        position += len(raw)
+        data = raw.rstrip(b"\r\n")
+        if len(data) > cap:
+            if not raw.endswith(b"\n"):
+                position += _skip_line(stream)
+            yield Source(task.path, line, b"", True)
+        else:
+            yield Source(task.path, line, data)
+
+
+def read_memory(
+    name: str, data: bytes, limits: Limits = DEFAULT_LIMITS, max_bytes: int | None = None
+) -> Iterator[Source]:
+    """The records of a file held in memory (an upload) named ``name``, read as a file of
+    that name is: decompressed when the name says ``.gz``, line by line when it names a
+    corpus. ``max_bytes`` caps the bytes taken, after decompression.
+
+    Raises :class:`InputError`: ``format.limit`` beyond ``max_bytes``, ``io.compression``
+    for bytes that are not valid gzip.
+    """
+    if max_bytes is not None and len(data) > max_bytes:
+        raise _io_problem(
+            Code.FORMAT_LIMIT, name, f"{name} is {len(data)} bytes; at most {max_bytes} are taken"
+        )
+    if is_gzip_name(name):
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as compressed:
+                data = compressed.read(-1 if max_bytes is None else max_bytes + 1)
+        except (gzip.BadGzipFile, zlib.error, EOFError) as error:
+            raise _io_problem(
+                Code.IO_COMPRESSION, name, f"cannot decompress {name}: {error}"
+            ) from None
+        if max_bytes is not None and len(data) > (cap := max_bytes):
+            raise _io_problem(
+                Code.FORMAT_LIMIT, name, f"{name} holds more than {cap} bytes once decompressed"
             )
-            return
-        position = 0
-        if task.start > 0:
-            # the line that began in the previous range belongs to it: skip its rest
-            stream.seek(task.start - 1)
-            position = task.start - 1 + _skip_line(stream)
-        line = 0
-        while task.end is None or position < task.end:
-            raw = stream.readline(cap + 2)
-            if not raw:
-                break
-            line += 1
-            position += len(raw)
-            data = raw.rstrip(b"\r\n")
-            if len(data) > cap:
-                if not raw.endswith(b"\n"):
-                    position += _skip_line(stream)
-                yield Source(task.path, line, b"", True)
-            else:
-                yield Source(task.path, line, data)
+    task = Task(0, name, is_corpus(Path(name)))
+    yield from _read_stream(io.BytesIO(data), task, limits.record_bytes)

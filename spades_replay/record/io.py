@@ -17,6 +17,7 @@ import orjson
 from pydantic import ValidationError
 
 from spades_replay.atomic import atomic_writer
+from spades_replay.corpus import is_gzip_name
 from spades_replay.errors import Code, FormatError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record.models import (
@@ -158,7 +159,7 @@ def read_bytes(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) ->
     """The bytes of a record file, decompressed when its name ends in ``.gz``; never more
     than the size limit is read (``format.limit`` beyond it)."""
     target = Path(path)
-    opener = gzip.open if target.suffix == ".gz" else open
+    opener = gzip.open if is_gzip_name(target.name) else open
     with opener(target, "rb") as stream:
         data: bytes = stream.read(limits.record_bytes + 1)
     check_size(len(data), limits)
@@ -215,7 +216,7 @@ def dump(
     if not isinstance(target, str | os.PathLike):
         target.write(data)
         return
-    if Path(target).suffix == ".gz":
+    if is_gzip_name(Path(target).name):
         data = gzip.compress(data, mtime=0)
     with atomic_writer(target) as stream:
         stream.write(data)
