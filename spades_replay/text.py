@@ -20,7 +20,7 @@ import unicodedata
 
 from spades_replay.engine.cards import RANKS, SUIT_SYMBOLS, Card, parse_card
 
-__all__ = ["card_label", "parse_card", "safe", "score_line"]
+__all__ = ["card_label", "parse_card", "plural", "safe", "score_line"]
 
 _RANK_LABELS = tuple("10" if rank == "T" else rank for rank in RANKS)
 
@@ -50,3 +50,12 @@ def score_line(scores: tuple[int, int] | list[int], winner: int | None) -> str:
     ``525 to 63``. Every result line of the terminal and the dashboard says it this way."""
     first, second = (1, 0) if winner == 1 else (0, 1)
     return f"{scores[first]} to {scores[second]}"
+
+
+def plural(count: int, word: str) -> str:
+    """A count and a noun that agree: ``1 trick``, ``2 tricks``, ``0 tricks``.
+
+    >>> plural(1, "trick"), plural(3, "trick")
+    ('1 trick', '3 tricks')
+    """
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"

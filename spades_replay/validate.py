@@ -93,7 +93,10 @@ def check_bytes(
     try:
         record = loads(data, limits)
     except FormatError as error:
-        game_id, variant = _peek(data)
+        opens_an_object = all(
+            problem.code is not Code.FORMAT_NOT_OBJECT for problem in error.problems
+        )
+        game_id, variant = _peek(data) if opens_an_object else (None, None)
         problems = tuple(problem.located(source, line) for problem in error.problems)
         return RecordReport(source, line, game_id, variant, 0, None, problems), None
     replayed, found = check(record)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -361,3 +362,70 @@ def test_a_pretty_printed_jsonl_gets_one_clear_error(
     code, out, _ = run(capsys, "replay", str(pretty))
     assert code == 1
     assert "looks like a pretty-printed record" in out
+
+
+@pytest.mark.parametrize("command", ["validate", "stats", "analyze", "simulate"])
+def test_a_negative_jobs_is_refused(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = {
+        "simulate": ["--variant", "two-player", "--games", "1", "-o", "never.jsonl"],
+    }.get(command, [str(FIXTURES / "two-player" / "mercy.json")])
+    with pytest.raises(SystemExit) as caught:
+        main([command, *args, "--jobs", "-2"])
+    assert caught.value.code == 2
+    assert "--jobs: must be 0 (one per core) or more, not -2" in capsys.readouterr().err
+    assert not Path("never.jsonl").exists()
+
+
+def test_replay_of_a_missing_hand_prints_nothing_but_the_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for extra in ([], ["--format", "json"]):
+        code, out, err = run(
+            capsys, "replay", str(FIXTURES / "two-player" / "mercy.json"), "--hand", "40", *extra
+        )
+        assert code == 2
+        assert out == ""
+        assert "there is no hand 40" in err
+
+
+def test_a_failed_nil_of_one_trick_is_said_in_the_singular(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "replay", str(FIXTURES / "two-player" / "nil-failed.json"))
+    assert code == 0
+    assert "nil failed (1 trick) " in out
+    assert "(1 tricks)" not in out
+
+
+def test_a_number_beyond_64_bits_is_named_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = orjson.loads((FIXTURES / "two-player" / "mercy.json").read_bytes())
+    huge = 10**30
+    record["x-n"] = huge
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 1
+    assert out.count(str(huge)) == 1
+    assert f"'x-n': the integer {huge} is beyond 64 bits" in out
+
+
+def test_a_large_json_array_is_refused_before_it_is_parsed() -> None:
+    """A record file that is a 5 MB array is not an object: refused without building it."""
+    import tracemalloc
+
+    import spades_replay
+    from spades_replay.errors import FormatError
+
+    data = b" \n[" + b",".join([b'{"a": [1, 2, 3], "b": "text"}'] * 150_000) + b"]"
+    tracemalloc.start()
+    try:
+        with pytest.raises(FormatError) as caught:
+            spades_replay.loads(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert caught.value.problems[0].code.value == "format.not-object"
+    assert caught.value.problems[0].message == "a record is a JSON object, got an array"
+    assert peak < len(data) // 10

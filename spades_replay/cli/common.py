@@ -122,6 +122,17 @@ def _has_id(data: bytes, game_id: str) -> bool:
     return isinstance(value, dict) and value.get("game_id") == game_id
 
 
+def jobs_count(text: str) -> int:
+    """The value of ``--jobs``: a number of worker processes, 0 for one per core."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (one per core) or more, not {value}")
+    return value
+
+
 DEFAULT_TIME_CAP = 60.0
 """Seconds per hand unless ``--time-cap`` says otherwise; two-player hands never need it."""
 

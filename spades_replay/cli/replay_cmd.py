@@ -24,7 +24,7 @@ from spades_replay.cli.text import card_text, cards_text
 from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.replay import HandReplay, Replay
-from spades_replay.text import safe, score_line
+from spades_replay.text import plural, safe, score_line
 
 
 def register(commands: Any) -> None:
@@ -155,7 +155,7 @@ def _score_table(replay: Replay, hand: HandReplay) -> Table:
         parts = []
         for nil in side.nils:
             kind = "blind nil" if nil.blind else "nil"
-            result = "made" if nil.made else f"failed ({nil.tricks} tricks)"
+            result = "made" if nil.made else f"failed ({plural(nil.tricks, 'trick')})"
             parts.append(f"{kind} {result} {nil.points:+d}")
         return "; ".join(parts) or "-"
 
@@ -230,9 +230,11 @@ def _result(replay: Replay) -> Text:
 
 
 def show(console: Console, replay: Replay, hand_number: int | None) -> None:
-    """Print a replay, or only one of its hands."""
+    """Print a replay, or only one of its hands (a usage error, before any output, if there
+    is no such hand)."""
+    hands = pick_hands(replay, hand_number)
     console.print(_header(replay))
-    for hand in pick_hands(replay, hand_number):
+    for hand in hands:
         console.print(render_hand(replay, hand))
     console.print(_result(replay))
 
@@ -243,6 +245,7 @@ def run(arguments: argparse.Namespace) -> int:
     replayed = load_game(arguments.file, arguments.game, console)
     if replayed is None:
         return EXIT_INVALID
+    pick_hands(replayed, arguments.hand)  # no such hand: a usage error before any output
     if arguments.format == "json":
         sys.stdout.buffer.write(replayed.to_json(indent=True) + b"\n")
         sys.stdout.buffer.flush()

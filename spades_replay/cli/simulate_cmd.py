@@ -9,7 +9,13 @@ from typing import Any
 from pydantic import ValidationError
 from rich.text import Text
 
-from spades_replay.cli.common import EXIT_OK, UsageError, console_for, stdout_console
+from spades_replay.cli.common import (
+    EXIT_OK,
+    UsageError,
+    console_for,
+    jobs_count,
+    stdout_console,
+)
 from spades_replay.cli.progress import Bar
 from spades_replay.convert import RULE_FIELDS, rules_of
 from spades_replay.engine.rules import PRESETS
@@ -58,7 +64,12 @@ def register(commands: Any) -> None:
         help=f"stop a game that is not won after N hands (default {MAX_HANDS})",
     )
     parser.add_argument(
-        "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: one per core)"
+        "-j",
+        "--jobs",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="worker processes (0: one per core)",
     )
     parser.add_argument(
         "-o",

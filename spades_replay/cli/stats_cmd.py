@@ -26,6 +26,7 @@ from spades_replay.cli.common import (
     UsageError,
     add_limit_options,
     console_for,
+    jobs_count,
     limits_of,
     no_records_message,
     print_problem,
@@ -83,7 +84,12 @@ def register(commands: Any) -> None:
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
     parser.add_argument(
-        "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: per core)"
+        "-j",
+        "--jobs",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="worker processes (0: per core)",
     )
     parser.add_argument(
         "--analysis",

@@ -17,6 +17,7 @@ from spades_replay.cli.common import (
     EXIT_USAGE,
     add_limit_options,
     console_for,
+    jobs_count,
     limits_of,
     no_records_message,
     print_problem,
@@ -56,7 +57,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "-j",
         "--jobs",
-        type=int,
+        type=jobs_count,
         default=1,
         metavar="N",
         help="worker processes (default 1; 0 = one per core)",

@@ -128,6 +128,30 @@ def from_data(value: Any, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
         raise FormatError(problems_from_validation(error)) from None
 
 
+_OPENINGS = {
+    ord("["): "an array",
+    ord('"'): "a string",
+    ord("t"): "a boolean",
+    ord("f"): "a boolean",
+    ord("n"): "null",
+    **{ord(char): "a number" for char in "-0123456789"},
+}
+"""What a JSON document is, by its first character, when it is not an object."""
+_LEADING = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*")
+
+
+def _check_opening(data: bytes | str) -> None:
+    """Refuse a document that opens as anything but an object (``format.not-object``)
+    before parsing it: a large JSON array is never built in memory only to be refused."""
+    raw = data if isinstance(data, bytes | bytearray) else data[:64].encode("utf-8", "replace")
+    start = _LEADING.match(raw)
+    index = start.end() if start is not None else 0
+    if index < len(raw) and raw[index] in _OPENINGS:
+        raise _fail(
+            Code.FORMAT_NOT_OBJECT, f"a record is a JSON object, got {_OPENINGS[raw[index]]}"
+        )
+
+
 def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     """The record in a JSON document; raises :class:`FormatError` when it is not one.
 
@@ -139,6 +163,7 @@ def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     pydantic's errors, from the same JSON-mode validation as the fast path.
     """
     check_size(len(data), limits)
+    _check_opening(data)
     context = None if limits is DEFAULT_LIMITS else {"limits": limits}
     try:
         return RECORD_ADAPTER.validate_json(data, context=context)
