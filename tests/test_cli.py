@@ -429,3 +429,24 @@ def test_a_large_json_array_is_refused_before_it_is_parsed() -> None:
     assert caught.value.problems[0].code.value == "format.not-object"
     assert caught.value.problems[0].message == "a record is a JSON object, got an array"
     assert peak < len(data) // 10
+
+
+@pytest.mark.parametrize("variant", ["two-player", "four-player"])
+def test_replay_shows_exchanges_and_bids_in_the_order_they_happen(
+    variant: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The terminal follows the timeline (as the dashboard's steps do): two-player exchanges
+    come after the draft and before the bids, four-player ones after the bidding."""
+    import spades_replay
+    from spades_replay.engine.setup import Exchange
+    from spades_replay.engine.state import PlaceBid
+
+    path = FIXTURES / variant / "blind-nil.json"
+    replayed = spades_replay.replay(spades_replay.load(path))
+    hand = next(hand for hand in replayed.hands if hand.outcome.exchanges)
+    kinds = [type(step.action) for step in hand.timeline]
+    exchange_first = kinds.index(Exchange) < kinds.index(PlaceBid)
+    assert exchange_first == (variant == "two-player")
+    code, out, _ = run(capsys, "replay", str(path), "--hand", str(hand.number))
+    assert code == 0
+    assert (out.index("Exchange:") < out.index("Bids:")) == exchange_first

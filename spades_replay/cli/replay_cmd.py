@@ -194,10 +194,15 @@ def render_hand(replay: Replay, hand: HandReplay) -> Group:
             )
         )
         parts.append(_holdings_table(replay, "Cards dealt", outcome.dealt))
-    parts.extend(_exchanges(replay, hand))
+    # in the order they happen: two-player Blind Nil exchanges follow the draft and come
+    # before the bids; four-player ones follow the bidding
+    exchanges: list[Any] = list(_exchanges(replay, hand))
     if outcome.exchanges:
-        parts.append(_holdings_table(replay, "Cards after the exchange", outcome.holdings))
-    parts.append(_bids(replay, hand))
+        exchanges.append(_holdings_table(replay, "Cards after the exchange", outcome.holdings))
+    if replay.variant is Variant.TWO_PLAYER:
+        parts.extend([*exchanges, _bids(replay, hand)])
+    else:
+        parts.extend([_bids(replay, hand), *exchanges])
     parts.append(_tricks_table(replay, hand))
     if hand.scores is not None:
         parts.append(_score_table(replay, hand))
