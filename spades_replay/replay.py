@@ -105,6 +105,24 @@ def hand_cards(holding: int) -> tuple[Card, ...]:
     return tuple(_CARDS[card] for card in cards_of(holding))
 
 
+def next_mark(marks: tuple[int, ...], step: int, last: int) -> int:
+    """The first trick mark after ``step`` (the last step when there is none).
+
+    >>> next_mark((4, 8, 12), 4, 20), next_mark((4, 8, 12), 12, 20)
+    (8, 20)
+    """
+    return next((mark for mark in marks if mark > step), last)
+
+
+def previous_mark(marks: tuple[int, ...], step: int) -> int:
+    """The last trick mark before ``step`` (the first step when there is none).
+
+    >>> previous_mark((4, 8, 12), 9), previous_mark((4, 8, 12), 4)
+    (8, 0)
+    """
+    return next((mark for mark in reversed(marks) if mark < step), 0)
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One point of the timeline: the state of hand ``hand`` after ``action`` (``None`` for
@@ -192,6 +210,21 @@ class HandReplay:
             state = apply(state, action)
             steps.append(Step(self.number, index, state, action))
         return tuple(steps)
+
+    @functools.cached_property
+    def trick_marks(self) -> tuple[int, ...]:
+        """The steps where stepping trick by trick stops: the last step before the first
+        card (the end of the draft, exchanges and bids), then the step that completes each
+        trick."""
+        timeline = self.timeline
+        first_card = next(
+            (step.index for step in timeline if isinstance(step.action, PlayCard)), len(timeline)
+        )
+        marks = [first_card - 1]
+        for step in timeline[first_card:]:
+            if len(step.state.tricks) > len(timeline[step.index - 1].state.tricks):
+                marks.append(step.index)
+        return tuple(marks)
 
     def to_dict(self) -> dict[str, Any]:
         """The hand as JSON-ready data (RULES.md section 4)."""

@@ -34,7 +34,7 @@ from spades_replay.cli import dashboard_cmd, main
 from spades_replay.engine.cards import parse_card
 from spades_replay.engine.state import Draw, Exchange, Phase, PlayCard
 from spades_replay.limits import Limits
-from spades_replay.replay import Replay
+from spades_replay.replay import Replay, next_mark, previous_mark
 from spades_replay.text import card_label
 
 from .conftest import FIXTURES, ROOT
@@ -84,9 +84,9 @@ def test_trick_marks_stop_before_the_first_card_and_after_every_trick() -> None:
         assert len(timeline[mark].state.tricks) == number
         assert timeline[mark].state.trick == ()
     assert marks[-1] == len(timeline) - 1
-    assert board.next_mark(marks, 0, len(timeline) - 1) == marks[0]
-    assert board.next_mark(marks, marks[3], len(timeline) - 1) == marks[4]
-    assert board.previous_mark(marks, marks[3] + 2) == marks[3]
+    assert next_mark(marks, 0, len(timeline) - 1) == marks[0]
+    assert next_mark(marks, marks[3], len(timeline) - 1) == marks[4]
+    assert previous_mark(marks, marks[3] + 2) == marks[3]
 
 
 def test_a_seat_view_hides_the_other_seats_cards() -> None:

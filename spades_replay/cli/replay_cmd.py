@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -12,15 +13,18 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from spades_replay.cli import stepper
 from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
+    UsageError,
     add_game_arguments,
     load_game,
     pick_hands,
     stdout_console,
 )
 from spades_replay.cli.text import card_text, cards_text
+from spades_replay.corpus import STDIN
 from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.replay import HandReplay, Replay
@@ -41,8 +45,14 @@ def register(commands: Any) -> None:
     )
     add_game_arguments(
         parser,
-        hand_help="show only hand N (1-based)",
+        hand_help="show only hand N (1-based); with --step, start at hand N",
         json_help="the replay as JSON (identical bytes every run)",
+    )
+    parser.add_argument(
+        "--step",
+        action="store_true",
+        help="step through the game interactively in the terminal: arrows (or h/j/k/l) for "
+        "the next or previous card and trick, n/p for the next or previous hand, q to quit",
     )
     parser.set_defaults(run=run)
 
@@ -244,13 +254,35 @@ def show(console: Console, replay: Replay, hand_number: int | None) -> None:
     console.print(_result(replay))
 
 
+def _check_terminal(arguments: argparse.Namespace) -> None:
+    """``--step`` needs a terminal to read keys from and draw on."""
+    if arguments.format == "json":
+        raise UsageError("--step is interactive; --format json prints the whole replay")
+    if arguments.file == STDIN:
+        raise UsageError("--step reads keys from the terminal: give the record as a file, not -")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "--step is interactive and needs a terminal for input and output; without --step, "
+            "replay prints the whole game"
+        )
+    if importlib.util.find_spec("termios") is None:
+        raise UsageError("--step needs a terminal with termios (Linux, macOS or WSL)")
+
+
 def run(arguments: argparse.Namespace) -> int:
-    """Replay one record and show it."""
+    """Replay one record and show it (or step through it, with ``--step``)."""
+    if arguments.step:
+        _check_terminal(arguments)
     console = stdout_console()
     replayed = load_game(arguments.file, arguments.game, console)
     if replayed is None:
         return EXIT_INVALID
     pick_hands(replayed, arguments.hand)  # no such hand: a usage error before any output
+    if arguments.step:
+        if not replayed.hands:
+            raise UsageError("the game has no hand to step through")
+        stepper.run(replayed, console, (arguments.hand or 1) - 1)
+        return EXIT_OK
     if arguments.format == "json":
         sys.stdout.buffer.write(replayed.to_json(indent=True) + b"\n")
         sys.stdout.buffer.flush()
