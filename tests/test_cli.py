@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -302,43 +303,59 @@ def test_results_put_the_winners_score_first(capsys: pytest.CaptureFixture[str])
     assert "416 to -258" in out
 
 
-def _cli(*args: str, stdin: bytes = b"") -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "spades_replay", *args],
-        input=stdin,
-        capture_output=True,
-        check=False,
-    )
+class _Stdin:
+    """Standard input holding ``data``, as the command reads it (``sys.stdin.buffer``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.buffer = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
+
+    def isatty(self) -> bool:
+        return False
 
 
-def test_dash_reads_standard_input() -> None:
+def _piped(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes], data: bytes
+) -> Any:
+    def run_with(*args: str) -> tuple[int, bytes]:
+        monkeypatch.setattr(sys, "stdin", _Stdin(data))
+        code = main(list(args))
+        return code, capsysbinary.readouterr().out
+
+    return run_with
+
+
+def test_dash_reads_standard_input(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
     """``-`` is standard input for validate, replay, stats and analyze: one record, a
     corpus, or either gzipped."""
     mercy = (FIXTURES / "two-player" / "mercy.json").read_bytes()
     corpus = (FIXTURES / "corpus" / "two-player.jsonl").read_bytes()
     records = len(corpus.splitlines())
-    done = _cli("validate", "-", stdin=mercy)
-    assert done.returncode == 0
-    assert b"1 record(s) in 1 file(s): 1 valid" in done.stdout
-    done = _cli("validate", "-", "--jobs", "2", stdin=gzip.compress(corpus))
-    assert done.returncode == 0
-    assert f"{records} record(s) in 1 file(s): {records} valid".encode() in done.stdout
+    code, out = _piped(monkeypatch, capsysbinary, mercy)("validate", "-")
+    assert code == 0
+    assert b"1 record(s) in 1 file(s): 1 valid" in out
+    code, out = _piped(monkeypatch, capsysbinary, gzip.compress(corpus))("validate", "-", "-j", "2")
+    assert code == 0
+    assert f"{records} record(s) in 1 file(s): {records} valid".encode() in out
     revoke = (FIXTURES / "invalid" / "play-revoke.json").read_bytes()
-    done = _cli("validate", "-", stdin=revoke)
-    assert done.returncode == 1
-    assert b"<stdin>: invalid" in done.stdout
-    done = _cli("replay", "-", "--hand", "1", stdin=mercy)
-    assert done.returncode == 0
-    assert b"Game fixture-two-player-mercy" in done.stdout
-    done = _cli("replay", "-", "--game", "2", "--format", "json", stdin=corpus)
-    assert done.returncode == 0
-    assert orjson.loads(done.stdout)["game_id"] == orjson.loads(corpus.splitlines()[1])["game_id"]
-    done = _cli("stats", "-", "--format", "csv", stdin=mercy)
-    assert done.returncode == 0
-    assert b"Drew" in done.stdout
-    done = _cli("analyze", "-", "--hand", "1", stdin=mercy)
-    assert done.returncode == 0
-    assert b"Double-dummy analysis" in done.stdout
+    code, out = _piped(monkeypatch, capsysbinary, revoke)("validate", "-")
+    assert code == 1
+    assert b"<stdin>: invalid" in out
+    code, out = _piped(monkeypatch, capsysbinary, mercy)("replay", "-", "--hand", "1")
+    assert code == 0
+    assert b"Game fixture-two-player-mercy" in out
+    code, out = _piped(monkeypatch, capsysbinary, corpus)(
+        "replay", "-", "--game", "2", "--format", "json"
+    )
+    assert code == 0
+    assert orjson.loads(out)["game_id"] == orjson.loads(corpus.splitlines()[1])["game_id"]
+    code, out = _piped(monkeypatch, capsysbinary, mercy)("stats", "-", "--format", "csv")
+    assert code == 0
+    assert b"Drew" in out
+    code, out = _piped(monkeypatch, capsysbinary, mercy)("analyze", "-", "--hand", "1")
+    assert code == 0
+    assert b"Double-dummy analysis" in out
 
 
 def test_replay_of_a_directory_says_so(capsys: pytest.CaptureFixture[str]) -> None:

@@ -131,6 +131,7 @@ def peak_kib(path: Path, jobs: int) -> tuple[int, int]:
     return int(out[0]), int(out[1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_memory_stays_flat_as_the_corpus_grows(tmp_path: Path, jobs: int) -> None:
     """Eight times the corpus must not cost eight times the memory: the reader streams."""

@@ -35,6 +35,8 @@ from spades_replay.validate import CorpusValidation
 
 from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
 
+pytestmark = pytest.mark.slow  # every test runs the app's pages
+
 ENTRY = str(ROOT / "dashboard" / "app.py")
 VALID = (FIXTURES / "two-player" / "mercy.json").read_bytes()
 HOSTILE_NAME = "**Eve** [click](https://evil.example) :red[x] <b>"

@@ -26,7 +26,7 @@ import pytest
 
 from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -130,7 +130,7 @@ class Browser:
     def open(self, url: str) -> Any:
         """Load ``url`` (a new session of the app) and wait for the sidebar's summary."""
         self.page.goto(url, wait_until="domcontentloaded")
-        summary = re.compile(r"\d+ game\(s\), \d+ complete hand")
+        summary = re.compile(r"\d+ valid game\(s\), \d+ complete hand")
         expect(self.page.get_by_text(summary)).to_be_visible()
         return self.page
 

@@ -18,6 +18,7 @@ from spades_replay.simulate import CorpusSpec, game_seed, simulate_corpus, simul
 from spades_replay.validate import CorpusValidation
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(Variant))
 def test_heuristic_games_are_realistic(variant: Variant) -> None:
     """Across a small corpus: bags, sets, made and failed Nils, bag penalties, games to 500."""
