@@ -35,6 +35,7 @@ from spades_replay.engine.cards import parse_card
 from spades_replay.engine.state import Draw, Exchange, Phase, PlayCard
 from spades_replay.limits import Limits
 from spades_replay.replay import Replay, next_mark, previous_mark
+from spades_replay.stats.tables import rules_label
 from spades_replay.text import card_label
 
 from .conftest import FIXTURES, ROOT
@@ -317,13 +318,20 @@ def test_filters_keep_the_games_of_a_variant_rules_and_players() -> None:
     two = selection.apply(tables, seats, selection.Filters(variants=("two-player",)))
     assert set(two.games.get_column("variant")) == {"two-player"}
     assert set(two.seat_hands.get_column("variant")) == {"two-player"}
-    assert two.games.height == 7
+    assert two.games.height == len(list((FIXTURES / "two-player").glob("*.json")))
     mercy = selection.Filters(rules=("lose_score=-200",))
-    assert selection.apply(tables, seats, mercy).games.height == 2
+    mercy_games = [  # counted from the records themselves
+        path
+        for path in FIXTURES.glob("*-player/*.json")
+        if rules_label(spades_replay.replay(spades_replay.load(path)).rules) == "lose_score=-200"
+    ]
+    assert mercy_games
+    assert selection.apply(tables, seats, mercy).games.height == len(mercy_games)
     alex = seats.filter(pl.col("player") == "Alex").item(0, "player_key")
     only = selection.apply(tables, seats, selection.Filters(players=(alex,)))
     assert set(only.games.get_column("variant")) == {"four-player"}
-    assert only.games.height == 8  # unfinished games too: she sat in them
+    # every four-player game, unfinished ones too: she sat in them all
+    assert only.games.height == len(list((FIXTURES / "four-player").glob("*.json")))
     assert set(only.side_hands.get_column("game")) <= set(only.games.get_column("game"))
 
 
