@@ -38,7 +38,7 @@ def test_validate_a_directory_of_valid_records(capsys: pytest.CaptureFixture[str
     assert f"{n} record(s) in {n} file(s): {n} valid, 0 invalid" in out
     assert (
         f"the valid ones: {finished} game(s) complete, {n - finished} unfinished, "
-        f"{hands} hand(s)" in out
+        f"{hands} hand(s) recorded" in out
     )
 
 
@@ -51,7 +51,7 @@ def test_the_summary_counts_hands_of_valid_records_only(
     assert code == 1
     hands = len(orjson.loads(valid.read_bytes())["hands"])
     assert "2 record(s) in 2 file(s): 1 valid, 1 invalid (play.revoke 1)" in out
-    assert f"the valid ones: 1 game(s) complete, 0 unfinished, {hands} hand(s)" in out
+    assert f"the valid ones: 1 game(s) complete, 0 unfinished, {hands} hand(s) recorded" in out
 
 
 def test_validate_reports_the_place_and_the_rule(capsys: pytest.CaptureFixture[str]) -> None:

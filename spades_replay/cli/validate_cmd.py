@@ -115,7 +115,7 @@ def summary_line(summary: Summary) -> str:
         text += f" ({counts})"
     text += (
         f"; the valid ones: {summary.complete} game(s) complete, {summary.unfinished} "
-        f"unfinished, {summary.hands} hand(s)"
+        f"unfinished, {summary.hands} hand(s) recorded"
     )
     if summary.io_errors:
         text += f"; {len(summary.io_errors)} path(s) could not be read"
