@@ -190,7 +190,8 @@ def _read_stdin(cap: int) -> Iterator[Source]:
     first = stream.readline(cap + 2)
     rest = stream.readline(cap + 2)
     if not rest or not _whole_json(first):
-        data = first + rest + stream.read(cap + 1 - len(first) - len(rest))
+        remaining = cap + 1 - len(first) - len(rest)  # read(-1) would read it all
+        data = first + rest + (stream.read(remaining) if remaining > 0 else b"")
         if len(data) > cap:
             yield Source(STDIN_NAME, None, b"", True)
         else:

@@ -183,3 +183,40 @@ def test_uploads_over_the_cap_are_refused_after_decompression() -> None:
     with pytest.raises(InputError) as caught:
         list(read_memory("x.json.gz", b"not gzip"))
     assert caught.value.problem.code is Code.IO_COMPRESSION
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (GOOD, [(None, GOOD)]),
+        (GOOD + b"\n" + BAD + b"\n", [(1, GOOD), (2, BAD)]),
+        (b"{\n  " + GOOD[1:], [(None, b"{\n  " + GOOD[1:])]),  # a pretty-printed record
+        (gzip.compress(GOOD + b"\n\n" + GOOD), [(1, GOOD), (2, b""), (3, GOOD)]),
+    ],
+)
+def test_standard_input_holds_a_record_or_a_corpus(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, expected: list[tuple[int | None, bytes]]
+) -> None:
+    import io
+
+    from spades_replay.corpus import STDIN, STDIN_NAME
+
+    stdin = type("Stdin", (), {"buffer": io.BufferedReader(io.BytesIO(data))})()
+    monkeypatch.setattr(sys, "stdin", stdin)
+    sources = list(read_task(Task(0, STDIN, False)))
+    assert [(source.line, source.data) for source in sources] == expected
+    assert {source.path for source in sources} == {STDIN_NAME}
+
+
+def test_standard_input_over_the_size_limit_is_never_read_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from spades_replay.corpus import STDIN
+
+    big = io.BufferedReader(io.BytesIO(b"x" * 10_000 + b"\n" + b"y" * 10_000))
+    monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": big})())
+    (source,) = read_task(Task(0, STDIN, False), Limits(100, 10, 10))
+    assert source.oversize
+    assert big.tell() < 1000
