@@ -264,6 +264,17 @@ def test_stats_refuses_a_format_that_contradicts_the_extension(
     code, _, _ = run(capsys, "stats", str(STANDARD_TWO), "-o", str(text))
     assert code == 0
     assert "Megan" in text.read_text()
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "--format", "table", "-o", str(target))
+    assert code == 2
+    assert "--format table does not match" in err
+    unknown = tmp_path / "players.xlsx"
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "-o", str(unknown))
+    assert code == 2
+    assert "cannot tell the format of" in err
+    assert not unknown.exists()
+    code, _, _ = run(capsys, "stats", str(STANDARD_TWO), "--format", "csv", "-o", str(unknown))
+    assert code == 0
+    assert unknown.read_text().startswith("player")
 
 
 def _view(by: str, width: int, names: list[str] | None = None) -> tuple[str, Any]:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 GROUPINGS = ("game", "player", "variant")
 FORMATS = ("table", "csv", "json", "parquet")
-EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet"}
+EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".txt": "table"}
 """The output formats that an ``-o FILE`` extension names."""
 
 CAPPED_LISTED = 10
@@ -76,9 +76,9 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--format",
         choices=FORMATS,
-        help="table for people (the default on a terminal); csv, json (an array of rows) or "
-        "parquet for tools. With -o and no --format, the file's extension says which "
-        "(.csv, .json, .parquet; anything else: the table)",
+        help="table for people (the default); csv, json (an array of rows) or parquet for "
+        "tools. With -o and no --format, the file's extension says which (.csv, .json, "
+        ".parquet, .txt for the table)",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
@@ -158,18 +158,26 @@ def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, job
 
 def output_format(chosen: str | None, output: str | None) -> str:
     """The format to write: the one asked for, else the one the extension of ``output``
-    names, else the table. A format that contradicts the extension is a usage error.
+    names (``.csv``, ``.json``, ``.parquet``, ``.txt`` for the table; a name without an
+    extension gets the table too). A format that contradicts the extension, or an unknown
+    extension without ``--format``, is a usage error.
 
     >>> output_format(None, "players.parquet"), output_format("csv", None)
     ('parquet', 'csv')
     """
-    named = EXTENSIONS.get(Path(output).suffix.lower()) if output else None
+    suffix = Path(output).suffix.lower() if output else ""
+    named = EXTENSIONS.get(suffix)
     if chosen is None:
+        if suffix and named is None:
+            raise UsageError(
+                f"cannot tell the format of {safe(output or '', 300)} from its extension: name "
+                "a .csv, .json, .parquet or .txt file, or say --format"
+            )
         return named or "table"
     if named is not None and named != chosen:
         raise UsageError(
-            f"--format {chosen} does not match the extension of {output} ({named}); "
-            f"drop --format or rename the file"
+            f"--format {chosen} does not match the extension of {safe(output or '', 300)} "
+            f"({named}); drop --format or rename the file"
         )
     return chosen
 
