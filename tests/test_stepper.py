@@ -161,3 +161,26 @@ def test_step_refuses_what_it_cannot_do(extra: list[str], message: bytes) -> Non
     )
     assert done.returncode == 2
     assert message in done.stderr
+
+
+def test_every_kind_of_step_is_said_in_words() -> None:
+    """Draft turns, Blind Nil, exchanges, bids and cards: no engine repr on the screen."""
+    from spades_replay.engine.setup import Exchange
+
+    for path in (
+        FIXTURES / "two-player" / "blind-nil.json",
+        FIXTURES / "four-player" / "blind-nil.json",
+    ):
+        replay = _replay(path)
+        number = next(i for i, hand in enumerate(replay.hands) if hand.outcome.exchanges)
+        stepper = Stepper(replay, number)
+        kinds = set()
+        for step in replay.hands[number].timeline:
+            stepper.step = step.index
+            line = _screen(stepper).splitlines()[1]
+            kinds.add(type(step.action).__name__)
+            assert "seat=" not in line
+            assert "(" not in line or "Blind Nil" in line
+            if isinstance(step.action, Exchange):
+                assert "Blind Nil, puts away" in line or "exchanges no cards" in line
+        assert {"Exchange", "PlaceBid", "PlayCard"} <= kinds

@@ -19,9 +19,10 @@ from rich.text import Text
 from spades_replay.cli.text import card_text, cards_text
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
+from spades_replay.engine.setup import Exchange
 from spades_replay.engine.state import Phase
 from spades_replay.replay import HandReplay, Replay, next_mark, previous_mark
-from spades_replay.text import safe
+from spades_replay.text import card_label, safe
 
 KEYS: dict[str, str] = {
     "\x1b[C": "next",
@@ -103,8 +104,17 @@ def _happened(stepper: Stepper) -> Text:
         if stepper.replay.variant is Variant.TWO_PLAYER:
             return Text("Start: the deck is shuffled, face down; the draft begins")
         return Text("Start: the cards are dealt")
-    seat = step.action.seat
-    return Text(f"{_name(stepper.replay, seat)}: {step.action}".replace(f"seat {seat} ", ""))
+    action = step.action
+    who = Text(f"{_name(stepper.replay, action.seat)}: ")
+    if isinstance(action, Exchange):
+        source = "the pile" if stepper.replay.variant is Variant.TWO_PLAYER else "her partner"
+        if not action.out:
+            return who.append("Blind Nil, exchanges no cards")
+        who.append("Blind Nil, puts away ")
+        who.append(" ".join(card_label(card) for card in action.out))
+        who.append(f" and takes from {source} ")
+        return who.append(" ".join(card_label(card) for card in action.in_))
+    return who.append(str(action).replace(f"seat {action.seat} ", ""))
 
 
 def frame(stepper: Stepper) -> RenderableType:
