@@ -23,12 +23,10 @@ plays, keyed on the game's place and digest, the hand, the card and the time cap
 
 from __future__ import annotations
 
-import gzip
+import contextlib
 import hashlib
-import io
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +42,16 @@ from spades_replay.analysis import (
     analyze_hand,
     position_before,
 )
-from spades_replay.corpus import Source, Task, expand, is_corpus, read_task
+from spades_replay.corpus import (
+    Source,
+    Task,
+    expand,
+    is_corpus,
+    is_gzip_name,
+    read_memory,
+    read_task,
+    sample_paths,
+)
 from spades_replay.engine.cards import Card
 from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import Code, InputError, Problem
@@ -181,47 +188,21 @@ class Reader:
         )
 
 
-def _io_problem(code: Code, name: str, message: str) -> InputError:
-    return InputError(Problem(code, message, source=name))
-
-
 def upload_sources(upload: Upload, limits: Limits = DEFAULT_LIMITS) -> Iterator[Source]:
-    """The records of an upload: the whole file, or each line of a ``.jsonl`` (``.gz``
-    decompressed, at most :data:`UPLOAD_BYTES` of it). Raises :class:`InputError` for an
+    """The records of an upload, read as a file of its name is (:func:`read_memory`), at
+    most :data:`UPLOAD_BYTES` of it once decompressed. Raises :class:`InputError` for an
     upload that is too large or not valid gzip."""
-    name = upload.name
     if upload.size > UPLOAD_BYTES:
-        raise _io_problem(
-            Code.FORMAT_LIMIT,
-            name,
-            f"{name} is {upload.size} bytes; an upload may hold at most {UPLOAD_BYTES} bytes "
-            "(give larger corpora as paths: spades-replay dashboard PATH)",
-        )
-    data = upload.data
-    if name.lower().endswith(".gz"):
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(UPLOAD_BYTES + 1)
-        except (gzip.BadGzipFile, zlib.error, EOFError) as error:
-            raise _io_problem(
-                Code.IO_COMPRESSION, name, f"cannot decompress {name}: {error}"
-            ) from None
-        if len(data) > UPLOAD_BYTES:
-            raise _io_problem(
+        raise InputError(
+            Problem(
                 Code.FORMAT_LIMIT,
-                name,
-                f"{name} holds more than {UPLOAD_BYTES} bytes once decompressed",
+                f"{upload.name} is {upload.size} bytes; an upload may hold at most "
+                f"{UPLOAD_BYTES} bytes (give larger corpora as paths: spades-replay dashboard "
+                "PATH)",
+                source=upload.name,
             )
-    if not is_corpus(Path(name)):
-        oversize = len(data) > limits.record_bytes
-        yield Source(name, None, b"" if oversize else data, oversize)
-        return
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        line = raw.rstrip(b"\r")
-        if len(line) > limits.record_bytes:
-            yield Source(name, number, b"", True)
-        else:
-            yield Source(name, number, line)
+        )
+    yield from read_memory(upload.name, upload.data, limits, UPLOAD_BYTES)
 
 
 def read_upload(upload: Upload, limits: Limits = DEFAULT_LIMITS) -> Loaded:
@@ -239,7 +220,7 @@ def expected_bytes(path: str) -> int:
     """How many bytes reading ``path`` gives, for a progress bar: its size, or for ``.gz``
     the uncompressed size its trailer records."""
     size = os.path.getsize(path)
-    if not path.lower().endswith(".gz") or size < 4:
+    if not is_gzip_name(path) or size < 4:
         return size
     with open(path, "rb") as stream:
         stream.seek(-4, os.SEEK_END)
@@ -313,18 +294,19 @@ def combine(parts: Sequence[Loaded], problems: Sequence[Problem] = ()) -> Loaded
 
 def data_paths(argv: Sequence[str], entry: str) -> tuple[str, ...]:
     """The paths the dashboard shows: the arguments Streamlit gave this entry script
-    (``streamlit run app.py -- PATH...``); without any, the ``fixtures/`` folder of the
-    checkout the script is in, when there is one; else none (uploads only)."""
+    (``streamlit run app.py -- PATH...``); without any, the sample records of the
+    ``fixtures/`` folder of the checkout the script is in (all but ``fixtures/invalid``: see
+    :func:`~spades_replay.corpus.sample_paths`), when there is one; else none (uploads
+    only)."""
     script = Path(entry).resolve()
     if len(argv) > 1 and Path(argv[0]).resolve() == script:
         return tuple(argv[1:])
     fixtures = script.parents[1] / "fixtures"
     if not fixtures.is_dir():
         return ()
-    try:
-        return (str(fixtures.relative_to(Path.cwd())),)
-    except ValueError:
-        return (str(fixtures),)
+    with contextlib.suppress(ValueError):
+        fixtures = fixtures.relative_to(Path.cwd())
+    return tuple(sample_paths(fixtures))
 
 
 @dataclass(frozen=True)

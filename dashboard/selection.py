@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from spades_replay.stats.tables import Tables
+from spades_replay.text import score_line
 
 from .markup import plain
 
@@ -76,7 +77,7 @@ def game_labels(games: pl.DataFrame) -> list[str]:
     labels = []
     for row in games.iter_rows(named=True):
         sides = f"{plain(row['side_0'], 60)} vs {plain(row['side_1'], 60)}"
-        scores = f"{row['score_0']} to {row['score_1']}"
+        scores = score_line((row["score_0"], row["score_1"]), row["winner"])
         if row["complete"]:
             ended = f"won by {plain(row['winner_players'], 60)}, {scores}"
         else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from spades_replay.engine.seats import Variant
+from spades_replay.stats.tables import rules_caption
 
 from . import validate
 from .data import UPLOAD_BYTES, load, scan
@@ -47,7 +48,7 @@ def render(paths: tuple[str, ...]) -> Context:
 
     games = loaded.tables.games
     hands = loaded.tables.side_hands.height // 2
-    sidebar.markdown(f"**{len(loaded.refs)}** game(s), **{hands}** complete hand(s)")
+    sidebar.markdown(f"**{len(loaded.refs)}** valid game(s), **{hands}** complete hand(s)")
     if loaded.invalid:
         sidebar.warning(f"{len(loaded.invalid)} invalid record(s) left out")
         sidebar.page_link(validate.page(), label="See them on the Validate page")
@@ -62,7 +63,9 @@ def render(paths: tuple[str, ...]) -> Context:
     _known("f_rules", rules)
     _known("f_player", list(players))
     chosen_variants = sidebar.multiselect("Variant", variants, key="f_variant", placeholder="all")
-    chosen_rules = sidebar.multiselect("Rules", rules, key="f_rules", placeholder="all")
+    chosen_rules = sidebar.multiselect(
+        "Rules", rules, key="f_rules", placeholder="all", format_func=rules_caption
+    )
     chosen_players = sidebar.multiselect(
         "Player",
         list(players),

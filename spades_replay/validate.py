@@ -101,7 +101,10 @@ def _loaded(
     try:
         return loads(data, limits)
     except FormatError as error:
-        game_id, variant = _peek(data)
+        opens_an_object = all(
+            problem.code is not Code.FORMAT_NOT_OBJECT for problem in error.problems
+        )
+        game_id, variant = _peek(data) if opens_an_object else (None, None)
         problems = tuple(problem.located(source, line) for problem in error.problems)
         return RecordReport(source, line, game_id, variant, 0, None, problems)
 
@@ -172,7 +175,9 @@ def validate_bytes(
 
 @dataclass
 class Summary:
-    """Counts over everything validated so far."""
+    """Counts over everything validated so far. ``records``, ``valid``, ``invalid`` and
+    ``codes`` count every record; ``hands``, ``complete`` and ``unfinished`` count the valid
+    records only (an invalid record's hands and ending are not known to be real)."""
 
     files: int = 0
     records: int = 0
@@ -188,12 +193,12 @@ class Summary:
     def add(self, report: RecordReport) -> None:
         """Count one record."""
         self.records += 1
-        self.hands += report.hands
-        if report.valid:
-            self.valid += 1
-        else:
+        if not report.valid:
             self.invalid += 1
             self.codes.update(problem.code.value for problem in report.problems)
+            return
+        self.valid += 1
+        self.hands += report.hands
         if report.complete is True:
             self.complete += 1
         elif report.complete is False:
@@ -249,6 +254,23 @@ def oversize_report(source: Source, limits: Limits) -> RecordReport:
     return RecordReport(source.path, source.line, None, None, 0, None, (problem,))
 
 
+def pretty_corpus_report(source: Source) -> RecordReport | None:
+    """The report on a ``.jsonl`` corpus whose first line opens a record it does not close
+    (``{`` or ``[`` alone): a pretty-printed record misnamed as a corpus, which would
+    otherwise give one error per line. ``None`` for any other first line."""
+    if source.line != 1 or source.data.strip() not in (b"{", b"["):
+        return None
+    problem = Problem(
+        Code.FORMAT_JSON,
+        f"a .jsonl corpus holds one whole record per line, but line 1 is only "
+        f"{source.data.strip().decode()!r}: this looks like a pretty-printed record; name the "
+        "file .json, or write each record on one line",
+        source=source.path,
+        line=1,
+    )
+    return RecordReport(source.path, 1, None, None, 0, None, (problem,))
+
+
 def run_task(
     task: Task,
     keep_valid: bool = False,
@@ -271,6 +293,11 @@ def run_task(
             if source.blank:
                 continue
             verified = None
+            pretty = pretty_corpus_report(source) if task.corpus and task.start == 0 else None
+            if pretty is not None:
+                summary.add(pretty)
+                reports.append(pretty)
+                break
             if source.oversize:
                 report = oversize_report(source, limits)
             else:
@@ -343,7 +370,8 @@ class CorpusValidation:
         return plan(files, self._chunk_bytes)
 
     def _results(self, tasks: list[Task]) -> Generator[TaskResult, None, None]:
-        jobs = 1 if len(tasks) < 2 else self._jobs
+        # standard input can only be read here, in the main process
+        jobs = 1 if len(tasks) < 2 or any(task.stdin for task in tasks) else self._jobs
         yield from ordered_map(self._worker, tasks, jobs, preload=["spades_replay.validate"])
 
     def __iter__(self) -> Iterator[RecordReport]:

@@ -20,12 +20,11 @@ from hypothesis import strategies as st
 
 from spades_replay import replay
 from spades_replay.cli import main
-from spades_replay.engine.actions import Action, PlaceBid, PlayCard
+from spades_replay.engine.actions import Action, Exchange, PlaceBid, PlayCard
 from spades_replay.engine.cards import NON_SPADES_MASK, cards_of
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, SideScore
 from spades_replay.engine.seats import Seat
-from spades_replay.engine.setup import Exchange
 from spades_replay.engine.state import HandState, Phase, legal_plays
 from spades_replay.interop.openspiel import (
     DEFAULT_SETTINGS,

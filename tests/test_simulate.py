@@ -18,6 +18,7 @@ from spades_replay.simulate import CorpusSpec, game_seed, simulate_corpus, simul
 from spades_replay.validate import CorpusValidation
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(Variant))
 def test_heuristic_games_are_realistic(variant: Variant) -> None:
     """Across a small corpus: bags, sets, made and failed Nils, bag penalties, games to 500."""
@@ -143,3 +144,58 @@ def test_simulate_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert code == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def _simulate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["simulate", "--no-progress", *args])
+    return code, capsys.readouterr().err
+
+
+def test_simulate_says_how_many_games_ended_unfinished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "random.jsonl"
+    args = ["--variant", "two-player", "--games", "3", "--bot", "random", "--max-hands", "2"]
+    code, err = _simulate(capsys, *args, "-o", str(target))
+    assert code == 0
+    assert "3 of 3 game(s) are unfinished: no side won within --max-hands 2 hands" in err
+    assert "lose_score" in err
+    validation = CorpusValidation([target])
+    list(validation)
+    assert validation.summary.unfinished == 3
+
+
+def test_the_readme_simulate_examples_finish_their_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's examples, fewer games: every game ends, and nothing is said of it."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    examples = [
+        line.partition(" #")[0].split()[1:]
+        for line in readme.replace("\\\n", " ").splitlines()
+        if line.startswith("spades-replay simulate")
+    ]
+    assert any("random" in example for example in examples)
+    for number, args in enumerate(examples):
+        at = args.index("--games")
+        args[at + 1] = "6"
+        out = args.index("-o")
+        args[out + 1] = str(tmp_path / f"{number}-{Path(args[out + 1]).name}")
+        code, err = _simulate(capsys, *args[1:])
+        assert code == 0, err
+        assert "unfinished" not in err
+        validation = CorpusValidation([args[out + 1]])
+        list(validation)
+        assert (validation.summary.complete, validation.summary.unfinished) == (6, 0)
+
+
+@pytest.mark.parametrize("name", ["out.txt", "games.json"])
+def test_simulate_refuses_an_output_that_names_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    code, err = _simulate(
+        capsys, "--variant", "two-player", "--games", "1", "-o", str(tmp_path / name)
+    )
+    assert code == 2
+    assert "neither a corpus" in err
+    assert list(tmp_path.iterdir()) == []

@@ -25,6 +25,7 @@ from spades_replay.cli.common import (
     UsageError,
     add_game_arguments,
     console_for,
+    jobs_count,
     load_game,
     pick_hands,
     stdout_console,
@@ -60,7 +61,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "-j",
         "--jobs",
-        type=int,
+        type=jobs_count,
         default=1,
         metavar="N",
         help="worker processes, one hand each (default 1; 0 = one per core)",
@@ -242,8 +243,6 @@ def render_analysis(replay: Replay, analysis: HandAnalysis) -> Group:
 
 def run(arguments: argparse.Namespace) -> int:
     """Analyse one record and show it."""
-    if arguments.jobs < 0:
-        raise UsageError("--jobs must be 0 (one per core) or more")
     if not arguments.time_cap >= 0:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
     out = stdout_console()

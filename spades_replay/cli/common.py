@@ -11,17 +11,20 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
-from spades_replay.corpus import Task, is_corpus, read_task
+from spades_replay.corpus import STDIN, STDIN_NAME, Source, Task, is_corpus, read_task
 from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.text import safe
-from spades_replay.validate import check_bytes
+from spades_replay.validate import check_bytes, pretty_corpus_report
 
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+EXIT_NO_RECORDS = 3
+"""Nothing was checked: the paths hold no record at all (an empty directory, a directory
+without record files, an empty corpus). A CI job must never pass having checked nothing."""
 EXIT_INTERRUPTED = 130
 
 
@@ -77,7 +80,9 @@ def stdout_console() -> Console:
 def add_game_arguments(parser: argparse.ArgumentParser, *, hand_help: str, json_help: str) -> None:
     """The arguments of the commands that work on one game: the file, ``--game`` in a
     corpus, ``--hand`` and ``--format``."""
-    parser.add_argument("file", metavar="FILE", help="a record (.json) or a corpus (.jsonl)")
+    parser.add_argument(
+        "file", metavar="FILE", help="a record (.json), a corpus (.jsonl), or - for standard input"
+    )
     parser.add_argument(
         "--game",
         metavar="N",
@@ -93,29 +98,34 @@ def add_game_arguments(parser: argparse.ArgumentParser, *, hand_help: str, json_
 
 
 def select_record(path: str, game: str | None) -> tuple[bytes, int | None]:
-    """The bytes of one record in ``path``: the file itself, or in a corpus the ``game``-th
-    record (1-based) or the one whose ``game_id`` is ``game``; with its line number."""
+    """The bytes of one record in ``path`` (``-``: standard input): the file itself, or in a
+    corpus the ``game``-th record (1-based) or the one whose ``game_id`` is ``game``; with
+    its line number."""
     target = Path(path)
-    if not target.is_file():
+    if path == STDIN:
+        task = Task(0, STDIN, False)
+    elif target.is_dir():
+        raise UsageError(
+            f"{path} is a directory; this command takes one record (.json) or corpus (.jsonl) "
+            "file, or - for standard input (validate and stats walk directories)"
+        )
+    elif not target.is_file():
         raise UsageError(f"no such file: {path}")
-    corpus = is_corpus(target)
-    if not corpus:
-        if game not in (None, "1"):
-            raise UsageError(f"{path} holds one record; --game applies to .jsonl corpora")
-        try:
-            source = next(read_task(Task(0, path, False)))
-        except InputError as error:
-            raise UsageError(error.problem.message) from None
-        return source.data, None
+    else:
+        task = Task(0, path, is_corpus(target))
     wanted_index = int(game) if game is not None and game.isdigit() else None
     wanted_id = None if game is None or game.isdigit() else game
     if game is None:
         wanted_index = 1
     count = 0
     try:
-        for source in read_task(Task(0, path, True)):
+        for source in read_task(task):
             if source.blank:
                 continue
+            if source.line is None:  # a record file: the one record
+                if game not in (None, "1"):
+                    raise UsageError(f"{path} holds one record; --game applies to .jsonl corpora")
+                return source.data, None
             count += 1
             if wanted_index is not None and count == wanted_index:
                 return source.data, source.line
@@ -138,6 +148,17 @@ def _has_id(data: bytes, game_id: str) -> bool:
     except orjson.JSONDecodeError:
         return False
     return isinstance(value, dict) and value.get("game_id") == game_id
+
+
+def jobs_count(text: str) -> int:
+    """The value of ``--jobs``: a number of worker processes, 0 for one per core."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (one per core) or more, not {value}")
+    return value
 
 
 DEFAULT_TIME_CAP = 60.0
@@ -183,6 +204,17 @@ def print_problem(console: Console, problem: Problem, indent: str = "  ") -> Non
     console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
 
 
+def no_records_message(paths: list[str]) -> str:
+    """What a command says when ``paths`` hold no record at all."""
+    named = ", ".join(safe(path, 200) for path in paths[:5])
+    if len(paths) > 5:
+        named += f" and {len(paths) - 5} more"
+    return (
+        f"no records found in {named}: nothing was checked (records are .json files, "
+        ".jsonl/.ndjson corpora, either .gz-compressed)"
+    )
+
+
 def pick_hands(replay: Replay, number: int | None) -> tuple[HandReplay, ...]:
     """Every hand of a replay, or only hand ``number`` (1-based; a usage error if none)."""
     hands = replay.hands
@@ -197,10 +229,12 @@ def load_game(path: str, game: str | None, console: Console) -> Replay | None:
     """The replay of one record of ``path`` (``game`` picks it in a corpus), or ``None``
     after printing its problems as ``validate`` would."""
     data, line = select_record(path, game)
-    report, replayed = check_bytes(data, path, line)
+    name = STDIN_NAME if path == STDIN else path
+    pretty = pretty_corpus_report(Source(name, line, data)) if line is not None else None
+    report, replayed = (pretty, None) if pretty is not None else check_bytes(data, name, line)
     if replayed is not None:
         return replayed
-    where = safe(path, 500) + (f":{line}" if line is not None else "")
+    where = safe(name, 500) + (f":{line}" if line is not None else "")
     console.print(Text(f"{where}: invalid", style="bold red"))
     for problem in report.problems:
         print_problem(console, problem)

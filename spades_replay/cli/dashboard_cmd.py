@@ -11,16 +11,21 @@ from __future__ import annotations
 
 import argparse
 import os
+import socket
 import sys
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from spades_replay.cli.common import UsageError
+from spades_replay.corpus import sample_paths
+from spades_replay.text import safe
 
 EXTRAS = ("streamlit", "plotly")
 INSTALL = "pip install 'spades-replay[dashboard]'"
 DEFAULT_PORT = 8501
+PORTS_TRIED = 20
+"""Without --port, the ports tried from DEFAULT_PORT on."""
 DEFAULT_ADDRESS = "127.0.0.1"
 
 
@@ -32,7 +37,8 @@ def register(commands: Any) -> None:
         description=(
             "Serve the dashboard on the records under the paths: step through replays, chart "
             "scores and bags, corpus stats, and validate uploads. Invalid records are reported "
-            "in it, never counted. Open the address it prints in a browser; Ctrl-C stops it."
+            "in it, never counted. It prints the address to open in a browser (it opens none "
+            "itself); Ctrl-C stops it."
         ),
         epilog=f"Needs the dashboard extra ({INSTALL}). Exit codes: 2 usage error (no such "
         "path, a missing extra), 130 interrupted; otherwise the server's own.",
@@ -41,10 +47,15 @@ def register(commands: Any) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="record, corpus or directory (default: fixtures/ when run in a checkout)",
+        help="record, corpus or directory (default in a checkout: the sample records of "
+        "fixtures/, all but fixtures/invalid)",
     )
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, metavar="N", help="port (default 8501)"
+        "--port",
+        type=int,
+        metavar="N",
+        help=f"port (default {DEFAULT_PORT}, or the next free one after it; a port given "
+        "here that is in use is an error)",
     )
     parser.add_argument(
         "--address",
@@ -69,25 +80,54 @@ def entry_script() -> Path:
 
 
 def data_paths(paths: list[str]) -> list[str]:
-    """The paths to show: those given, which must exist, else ``fixtures`` when the current
-    directory has one (a checkout)."""
+    """The paths to show: those given, which must exist, else the sample records of
+    ``fixtures/`` when the current directory has one (a checkout): every folder of it but
+    ``fixtures/invalid``, so that the default dashboard opens on valid games only."""
     for path in paths:
         if not os.path.exists(path):
             raise UsageError(f"no such file or directory: {path}")
     if paths:
         return paths
     if Path("fixtures").is_dir():
-        return ["fixtures"]
+        return sample_paths(Path("fixtures"))
     raise UsageError(
         "no PATH given and no fixtures/ folder here; name the records to show: "
         "spades-replay dashboard PATH..."
     )
 
 
+def port_free(address: str, port: int) -> bool:
+    """Whether a server could listen on ``port`` of ``address`` now."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((address, port))
+        except OSError:
+            return False
+    return True
+
+
+def choose_port(address: str, asked: int | None) -> int:
+    """The port to serve on: the one asked for, which must be free; else the first free one
+    from :data:`DEFAULT_PORT` on (among :data:`PORTS_TRIED`)."""
+    if asked is not None:
+        if not 0 < asked < 65536:
+            raise UsageError(f"--port must be from 1 to 65535, not {asked}")
+        if not port_free(address, asked):
+            raise UsageError(f"port {asked} on {address} is in use; choose another with --port")
+        return asked
+    for port in range(DEFAULT_PORT, DEFAULT_PORT + PORTS_TRIED):
+        if port_free(address, port):
+            return port
+    raise UsageError(
+        f"ports {DEFAULT_PORT} to {DEFAULT_PORT + PORTS_TRIED - 1} on {address} are all in "
+        "use; choose one with --port"
+    )
+
+
 def streamlit_command(arguments: argparse.Namespace, paths: list[str]) -> list[str]:
-    """The command line that serves the dashboard on ``paths``."""
-    if not 0 < arguments.port < 65536:
-        raise UsageError(f"--port must be from 1 to 65535, not {arguments.port}")
+    """The command line that serves the dashboard on ``paths`` (``arguments.port`` chosen)."""
     return [
         sys.executable,
         "-m",
@@ -115,8 +155,15 @@ def run(arguments: argparse.Namespace) -> int:
     if missing:
         raise UsageError(f"the dashboard needs {' and '.join(missing)}: {INSTALL}")
     paths = data_paths(arguments.paths)
+    arguments.port = choose_port(arguments.address, arguments.port)
     command = streamlit_command(arguments, paths)
     environment = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    print(f"spades-replay: the dashboard on {' '.join(paths)}", file=sys.stderr, flush=True)
+    host = "localhost" if arguments.address in ("0.0.0.0", "::") else arguments.address
+    print(
+        f"spades-replay: the dashboard on {safe(' '.join(paths), 500)}: open "
+        f"http://{host}:{arguments.port}/ in a browser (Ctrl-C stops it)",
+        file=sys.stderr,
+        flush=True,
+    )
     sys.stdout.flush()
     os.execve(sys.executable, command, environment)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
@@ -19,12 +20,15 @@ from spades_replay.atomic import write_bytes_atomic
 from spades_replay.cli.common import (
     DEFAULT_TIME_CAP,
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
     add_limit_options,
     console_for,
+    jobs_count,
     limits_of,
+    no_records_message,
     print_problem,
     stdout_console,
 )
@@ -38,6 +42,9 @@ if TYPE_CHECKING:
     from spades_replay.stats.tables import Tables
 
 GROUPINGS = ("game", "player", "variant")
+FORMATS = ("table", "csv", "json", "parquet")
+EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".txt": "table"}
+"""The output formats that an ``-o FILE`` extension names."""
 
 CAPPED_LISTED = 10
 """How many capped hands the command names before it only counts the rest."""
@@ -55,23 +62,34 @@ def register(commands: Any) -> None:
             "per variant. Invalid records are reported and left out, never counted."
         ),
         epilog="Exit codes: 0 all records counted, 1 some records invalid (left out; the "
-        "stats of the rest are still written), 2 usage or I/O error.",
+        "stats of the rest are still written), 2 usage or I/O error, 3 no records found.",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="record, corpus, directory, or - for standard input",
+    )
     parser.add_argument(
         "--by", choices=GROUPINGS, default="player", help="what a row is (default player)"
     )
     parser.add_argument(
         "--format",
-        choices=("table", "csv", "json", "parquet"),
-        default="table",
-        help="table for people (default); csv, json (an array of rows) or parquet for tools",
+        choices=FORMATS,
+        help="table for people (the default); csv, json (an array of rows) or parquet for "
+        "tools. With -o and no --format, the file's extension says which (.csv, .json, "
+        ".parquet, .txt for the table)",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
     parser.add_argument(
-        "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: per core)"
+        "-j",
+        "--jobs",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="worker processes (0: per core)",
     )
     parser.add_argument(
         "--analysis",
@@ -88,6 +106,12 @@ def register(commands: Any) -> None:
         help=f"with --analysis: stop analysing a hand after SECONDS (default "
         f"{DEFAULT_TIME_CAP:g}; 0 = no cap); capped hands are reported and left out of the "
         "tricks-lost counts",
+    )
+    parser.add_argument(
+        "--columns",
+        metavar="NAME,...",
+        help="the table's columns, by their headers, comma-separated (default: those that fit "
+        "the width, key ones first); csv, json and parquet carry every column",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
@@ -132,12 +156,59 @@ def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, job
         return collection.analysed(time_cap=time_cap, jobs=jobs, progress=bar.update)
 
 
+def output_format(chosen: str | None, output: str | None) -> str:
+    """The format to write: the one asked for, else the one the extension of ``output``
+    names (``.csv``, ``.json``, ``.parquet``, ``.txt`` for the table; a name without an
+    extension gets the table too). A format that contradicts the extension, or an unknown
+    extension without ``--format``, is a usage error.
+
+    >>> output_format(None, "players.parquet"), output_format("csv", None)
+    ('parquet', 'csv')
+    """
+    suffix = Path(output).suffix.lower() if output else ""
+    named = EXTENSIONS.get(suffix)
+    if chosen is None:
+        if suffix and named is None:
+            raise UsageError(
+                f"cannot tell the format of {safe(output or '', 300)} from its extension: name "
+                "a .csv, .json, .parquet or .txt file, or say --format"
+            )
+        return named or "table"
+    if named is not None and named != chosen:
+        raise UsageError(
+            f"--format {chosen} does not match the extension of {safe(output or '', 300)} "
+            f"({named}); drop --format or rename the file"
+        )
+    return chosen
+
+
+def _columns(arguments: argparse.Namespace) -> list[str] | None:
+    """The columns ``--columns`` names, checked; ``None`` without it."""
+    if arguments.columns is None:
+        return None
+    if arguments.format != "table":
+        raise UsageError("--columns applies to the table; csv, json and parquet carry every column")
+    from spades_replay.cli.stats_view import column_names
+
+    known = column_names(arguments.by, arguments.analysis)
+    names = [name.strip() for name in arguments.columns.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise UsageError(
+            f"unknown column {safe(', '.join(unknown) or arguments.columns, 200)!r} for "
+            f"--by {arguments.by}; the columns are: {', '.join(known)}"
+        )
+    return names
+
+
 def run(arguments: argparse.Namespace) -> int:
     """Compute and write the metrics."""
+    arguments.format = output_format(arguments.format, arguments.output)
     if arguments.format == "parquet" and not arguments.output:
         raise UsageError("--format parquet needs -o FILE")
     if arguments.time_cap is not None and not arguments.analysis:
         raise UsageError("--time-cap applies with --analysis")
+    columns = _columns(arguments)
     time_cap = DEFAULT_TIME_CAP if arguments.time_cap is None else arguments.time_cap
     if not time_cap >= 0:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
@@ -179,9 +250,10 @@ def run(arguments: argparse.Namespace) -> int:
         tables = collection.tables()
     frame = stats_view.metrics(tables, arguments.by)
     if arguments.format == "table":
-        rendered = stats_view.TABLES[arguments.by](frame)
+        capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
+        console = capture if arguments.output else out
+        rendered = stats_view.table(frame, arguments.by, console.width, columns).renderable
         if arguments.output:
-            capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
             capture.print(rendered)
             data = capture.file.getvalue().encode()  # type: ignore[attr-defined]
         else:
@@ -203,4 +275,7 @@ def run(arguments: argparse.Namespace) -> int:
     err.print(Text(counted, style="bold red" if summary.invalid else "green"))
     if summary.io_errors:
         return EXIT_USAGE
+    if not summary.records:
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     return EXIT_INVALID if summary.invalid else EXIT_OK

@@ -12,11 +12,14 @@ from rich.text import Text
 
 from spades_replay.cli.common import (
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     add_limit_options,
     console_for,
+    jobs_count,
     limits_of,
+    no_records_message,
     print_problem,
     stdout_console,
 )
@@ -35,26 +38,35 @@ def register(commands: Any) -> None:
             ".gz): the format, every action under the record's rules, every score and claim. "
             "Reports every problem and keeps going. Never writes to its inputs."
         ),
-        epilog="Exit codes: 0 all valid, 1 some record invalid, 2 usage or I/O error.",
+        epilog="Exit codes: 0 all valid, 1 some record invalid, 2 usage or I/O error, "
+        "3 no records found (nothing was checked).",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="record, corpus, directory, or - for standard input",
+    )
     parser.add_argument(
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text for people (default); json: one JSON object per line per record "
-        "reported, then a summary line",
+        help="text for people (default); json: one JSON object per line for every record "
+        "(valid or not), then a summary line",
     )
     parser.add_argument(
         "-j",
         "--jobs",
-        type=int,
+        type=jobs_count,
         default=1,
         metavar="N",
         help="worker processes (default 1; 0 = one per core)",
     )
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="also list the records that are valid"
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="text format: also list the records that are valid",
     )
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary (text format)"
@@ -95,13 +107,16 @@ def _print_report(console: Console, report: RecordReport) -> None:
 def summary_line(summary: Summary) -> str:
     """The closing summary in words."""
     text = (
-        f"{summary.records} record(s), {summary.hands} hand(s) in {summary.files} file(s): "
+        f"{summary.records} record(s) in {summary.files} file(s): "
         f"{summary.valid} valid, {summary.invalid} invalid"
     )
     if summary.codes:
         counts = ", ".join(f"{code} {count}" for code, count in sorted(summary.codes.items()))
         text += f" ({counts})"
-    text += f"; {summary.complete} game(s) complete, {summary.unfinished} unfinished"
+    text += (
+        f"; the valid ones: {summary.complete} game(s) complete, {summary.unfinished} "
+        f"unfinished, {summary.hands} hand(s) recorded"
+    )
     if summary.io_errors:
         text += f"; {len(summary.io_errors)} path(s) could not be read"
     return text
@@ -123,7 +138,7 @@ def run(arguments: argparse.Namespace) -> int:
     validation = CorpusValidation(
         arguments.paths,
         jobs=arguments.jobs,
-        keep_valid=arguments.verbose,
+        keep_valid=arguments.verbose or as_json,
         progress=bar.update,
         limits=limits_of(arguments),
     )
@@ -144,4 +159,7 @@ def run(arguments: argparse.Namespace) -> int:
         out.print(Text(summary_line(summary), style=style))
     if summary.io_errors:
         return EXIT_USAGE
+    if not summary.records:
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     return EXIT_INVALID if summary.invalid else EXIT_OK
