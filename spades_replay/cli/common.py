@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -148,6 +149,39 @@ def _has_id(data: bytes, game_id: str) -> bool:
     except orjson.JSONDecodeError:
         return False
     return isinstance(value, dict) and value.get("game_id") == game_id
+
+
+EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".txt": "table"}
+"""The output formats that an ``-o FILE`` extension names."""
+
+
+def output_format(chosen: str | None, output: str | None, formats: Sequence[str]) -> str:
+    """The format to write, of a command's ``formats``: the one asked for, else the one the
+    extension of ``output`` names (``.csv``, ``.json``, ``.parquet``, ``.txt`` for the table; a
+    name without an extension gets the table too). A format that contradicts the extension, or
+    an extension that names none of ``formats`` without ``--format``, is a usage error.
+
+    >>> output_format(None, "players.parquet", ("table", "parquet"))
+    'parquet'
+    >>> output_format("csv", None, ("table", "csv"))
+    'csv'
+    """
+    suffix = Path(output).suffix.lower() if output else ""
+    named = EXTENSIONS.get(suffix)
+    if chosen is None:
+        if suffix and named not in formats:
+            *others, last = [name for name, format_ in EXTENSIONS.items() if format_ in formats]
+            raise UsageError(
+                f"cannot tell the format of {safe(output or '', 300)} from its extension: name "
+                f"a {', '.join(others)} or {last} file, or say --format"
+            )
+        return named or "table"
+    if named is not None and named != chosen:
+        raise UsageError(
+            f"--format {chosen} does not match the extension of {safe(output or '', 300)} "
+            f"({named}); drop --format or rename the file"
+        )
+    return chosen
 
 
 def jobs_count(text: str) -> int:

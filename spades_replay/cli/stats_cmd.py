@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
@@ -29,6 +28,7 @@ from spades_replay.cli.common import (
     jobs_count,
     limits_of,
     no_records_message,
+    output_format,
     print_problem,
     stdout_console,
 )
@@ -43,9 +43,6 @@ if TYPE_CHECKING:
 
 GROUPINGS = ("game", "player", "variant")
 FORMATS = ("table", "csv", "json", "parquet")
-EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".txt": "table"}
-"""The output formats that an ``-o FILE`` extension names."""
-
 CAPPED_LISTED = 10
 """How many capped hands the command names before it only counts the rest."""
 
@@ -156,32 +153,6 @@ def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, job
         return collection.analysed(time_cap=time_cap, jobs=jobs, progress=bar.update)
 
 
-def output_format(chosen: str | None, output: str | None) -> str:
-    """The format to write: the one asked for, else the one the extension of ``output``
-    names (``.csv``, ``.json``, ``.parquet``, ``.txt`` for the table; a name without an
-    extension gets the table too). A format that contradicts the extension, or an unknown
-    extension without ``--format``, is a usage error.
-
-    >>> output_format(None, "players.parquet"), output_format("csv", None)
-    ('parquet', 'csv')
-    """
-    suffix = Path(output).suffix.lower() if output else ""
-    named = EXTENSIONS.get(suffix)
-    if chosen is None:
-        if suffix and named is None:
-            raise UsageError(
-                f"cannot tell the format of {safe(output or '', 300)} from its extension: name "
-                "a .csv, .json, .parquet or .txt file, or say --format"
-            )
-        return named or "table"
-    if named is not None and named != chosen:
-        raise UsageError(
-            f"--format {chosen} does not match the extension of {safe(output or '', 300)} "
-            f"({named}); drop --format or rename the file"
-        )
-    return chosen
-
-
 def _columns(arguments: argparse.Namespace) -> list[str] | None:
     """The columns ``--columns`` names, checked; ``None`` without it."""
     if arguments.columns is None:
@@ -203,7 +174,7 @@ def _columns(arguments: argparse.Namespace) -> list[str] | None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Compute and write the metrics."""
-    arguments.format = output_format(arguments.format, arguments.output)
+    arguments.format = output_format(arguments.format, arguments.output, FORMATS)
     if arguments.format == "parquet" and not arguments.output:
         raise UsageError("--format parquet needs -o FILE")
     if arguments.time_cap is not None and not arguments.analysis:
