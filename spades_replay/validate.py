@@ -174,13 +174,15 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class TaskResult:
-    """What one task found: its counts, the reports to show, and how many lines it read."""
+    """What one task found: its counts, the reports to show, and how many lines it read;
+    when asked, ``offsets``: the (line, byte offset) of every record read, in order."""
 
     index: int
     lines: int
     summary: Summary
     reports: tuple[RecordReport, ...]
     sink: Sink | None = None
+    offsets: tuple[tuple[int | None, int], ...] = ()
 
 
 def oversize_report(source: Source, limits: Limits) -> RecordReport:
@@ -199,15 +201,18 @@ def run_task(
     keep_valid: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     sink: Sink | None = None,
+    offsets: bool = False,
 ) -> TaskResult:
     """Validate every record of a task (a whole file or a range of a corpus), handing the
-    replay of each valid record to ``sink``.
+    replay of each valid record to ``sink``; with ``offsets``, note where each record
+    starts (:attr:`TaskResult.offsets`).
 
     Line numbers in the reports are relative to the task's range; :class:`CorpusValidation`
     makes them absolute.
     """
     summary = Summary(files=1 if task.start == 0 else 0, bytes=task.size)
     reports: list[RecordReport] = []
+    starts: list[tuple[int | None, int]] = []
     lines = 0
     source: Source
     try:
@@ -215,6 +220,8 @@ def run_task(
             lines += 1
             if source.blank:
                 continue
+            if offsets:
+                starts.append((source.line, source.offset))
             replayed = None
             if source.oversize:
                 report = oversize_report(source, limits)
@@ -227,7 +234,7 @@ def run_task(
                 reports.append(report)
     except InputError as error:
         summary.io_errors.append(error.problem)
-    return TaskResult(task.index, lines, summary, tuple(reports), sink)
+    return TaskResult(task.index, lines, summary, tuple(reports), sink, tuple(starts))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ from spades_replay import __version__
 from spades_replay.cli import (
     analyze_cmd,
     dashboard_cmd,
+    ingest_cmd,
+    query_cmd,
     replay_cmd,
     schema_cmd,
     simulate_cmd,
@@ -31,6 +33,8 @@ COMMANDS = (
     simulate_cmd,
     schema_cmd,
     dashboard_cmd,
+    ingest_cmd,
+    query_cmd,
 )
 
 

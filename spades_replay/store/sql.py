@@ -1,0 +1,224 @@
+"""SQL over a store with DuckDB (embedded; it reads the Parquet part files in place).
+
+:func:`connect` opens an in-memory DuckDB database with one view per table of the store
+(``games``, ``side_hands``, ``seat_hands``, ``seat_analysis`` when analysed, ``records``,
+``problems``) and a ``sources`` table (the manifest's files). The views number games across
+the whole store as ``stats`` does. :func:`run` runs one read-only statement (a query, or
+``EXPLAIN`` of one) and refuses anything else.
+
+>>> import tempfile
+>>> from spades_replay.store.ingest import ingest
+>>> from spades_replay.store.read import Store
+>>> directory = tempfile.mkdtemp()
+>>> _ = ingest(["fixtures/corpus/two-player.jsonl"], directory)
+>>> result = run(Store.open(directory), "SELECT count(*) AS games FROM games")
+>>> result.columns, result.rows
+(['games'], [(10,)])
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from spades_replay.store.layout import StoreError
+from spades_replay.store.read import SCHEMAS, Store
+
+if TYPE_CHECKING:
+    import duckdb
+
+VIEWS = ("games", "side_hands", "seat_hands", "seat_analysis", "records", "problems")
+"""The tables a query sees as views (``seat_analysis`` only in an analysed store)."""
+
+SOURCES_COLUMNS = (
+    ("source", "VARCHAR"),
+    ("resolved", "VARCHAR"),
+    ("size", "BIGINT"),
+    ("mtime_ns", "BIGINT"),
+    ("sha256", "VARCHAR"),
+    ("records", "BIGINT"),
+    ("games", "BIGINT"),
+    ("invalid", "BIGINT"),
+    ("first_game", "BIGINT"),
+    ("io_error", "VARCHAR"),
+)
+"""The columns of the ``sources`` table: one row per file of the store, in game order."""
+
+
+def _sql_type(kind: Any) -> str:
+    if kind == pl.String:
+        return "VARCHAR"
+    if kind == pl.Int64:
+        return "BIGINT"
+    if kind == pl.Boolean:
+        return "BOOLEAN"
+    if kind == pl.List(pl.String):
+        return "VARCHAR[]"
+    raise ValueError(f"no SQL type for {kind}")
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _view(store: Store, table: str) -> str:
+    """The SQL of one table's view: its part files, games numbered across the store."""
+    schema = SCHEMAS[table]
+    parts = store.part_paths(table)
+    if not parts:
+        columns = ", ".join(
+            f"CAST(NULL AS {_sql_type(kind)}) AS {name}" for name, kind in schema.items()
+        )
+        return f"SELECT {columns} WHERE false"
+    files = ", ".join(_literal(str(path.resolve())) for path, _ in parts)
+    replace = ""
+    if "game" in schema:
+        game = "(t.game + p.base)"
+        if table == "problems":
+            replace = f" REPLACE ({game} AS game)"
+        else:
+            named = (
+                f"CASE WHEN t.game_id IS NULL AND t.game IS NOT NULL "
+                f"THEN 'game-' || CAST({game} AS VARCHAR) ELSE t.game_id END"
+            )
+            replace = f" REPLACE ({game} AS game, {named} AS game_id)"
+    return (
+        f"SELECT t.* EXCLUDE (filename){replace} FROM read_parquet([{files}], filename = true) t "
+        "JOIN _part_files p USING (filename)"
+    )
+
+
+def connect(store: Store) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB database with the store's tables as views."""
+    import duckdb
+
+    connection = duckdb.connect(":memory:")
+    connection.execute("CREATE TABLE _part_files (filename VARCHAR, base BIGINT)")
+    rows = [
+        (str(path.resolve()), base) for table in VIEWS for path, base in store.part_paths(table)
+    ]
+    if rows:
+        connection.executemany("INSERT INTO _part_files VALUES (?, ?)", rows)
+    columns = ", ".join(f"{name} {kind}" for name, kind in SOURCES_COLUMNS)
+    connection.execute(f"CREATE TABLE sources ({columns})")
+    sources = [
+        (
+            source.path,
+            source.resolved,
+            source.size,
+            source.mtime_ns,
+            source.sha256,
+            source.records,
+            source.games,
+            source.invalid,
+            base,
+            None if source.io_error is None else str(source.io_error.get("message")),
+        )
+        for source, base in store.bases()
+    ]
+    if sources:
+        marks = ", ".join("?" for _ in SOURCES_COLUMNS)
+        connection.executemany(f"INSERT INTO sources VALUES ({marks})", sources)
+    for table in VIEWS:
+        if table == "seat_analysis" and not store.analysis:
+            continue
+        connection.execute(f"CREATE VIEW {table} AS {_view(store, table)}")
+    return connection
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a query gave: its column names and types (DuckDB's), and its rows."""
+
+    columns: list[str]
+    types: list[str]
+    rows: list[tuple[Any, ...]]
+
+
+def _statement(connection: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """The one read-only statement of ``sql``; :class:`StoreError` for anything else."""
+    import duckdb
+
+    try:
+        statements = connection.extract_statements(sql)
+    except duckdb.Error as error:
+        raise StoreError(f"bad SQL: {_first_line(error)}") from None
+    if len(statements) != 1:
+        raise StoreError(f"give one SQL statement, not {len(statements)}")
+    statement = statements[0]
+    if statement.type not in (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN):
+        raise StoreError(
+            f"the store is read-only: only queries (SELECT, WITH, EXPLAIN) run here, not "
+            f"{statement.type.name}"
+        )
+    return sql
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def run(store: Store, sql: str) -> Result:
+    """Run one read-only SQL statement over the store."""
+    import duckdb
+
+    connection = connect(store)
+    try:
+        statement = _statement(connection, sql)
+        try:
+            relation = connection.sql(statement)
+            if relation is None:
+                return Result([], [], [])
+            return Result(
+                list(relation.columns), [str(kind) for kind in relation.types], relation.fetchall()
+            )
+        except duckdb.IOException as error:
+            raise StoreError(
+                f"cannot read the store {store.directory} (did an ingest change it meanwhile? "
+                f"run again): {_first_line(error)}"
+            ) from None
+        except duckdb.Error as error:
+            raise StoreError(f"bad SQL: {_first_line(error)}") from None
+    finally:
+        connection.close()
+
+
+def write_parquet(store: Store, sql: str, target: str | os.PathLike[str]) -> None:
+    """Run one read-only query over the store and write its result to a Parquet file at
+    ``target`` (a temporary path the caller then moves into place)."""
+    import duckdb
+
+    connection = connect(store)
+    try:
+        statement = _statement(connection, sql)
+        try:
+            relation = connection.sql(statement)
+            if relation is None:
+                raise StoreError("the statement gives no rows to write")
+            relation.write_parquet(str(target))
+        except duckdb.Error as error:
+            raise StoreError(f"bad SQL: {_first_line(error)}") from None
+    finally:
+        connection.close()
+
+
+def plain(value: Any) -> Any:
+    """A query value as JSON data: decimals as numbers, dates and times as ISO text."""
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, datetime.date | datetime.time | datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    return value
