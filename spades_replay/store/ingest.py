@@ -32,7 +32,6 @@ from spades_replay.corpus import CHUNK_BYTES, Task, expand, plan
 from spades_replay.errors import Code, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.parallel import ordered_map
-from spades_replay.replay import Replay
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.double_dummy import analysis_table
 from spades_replay.store.layout import (
@@ -108,22 +107,6 @@ class Settings:
         return data
 
 
-class StoreSink:
-    """A :class:`~spades_replay.stats.collect.RowSink` that also notes which games have no
-    ``game_id`` of their own: their id (``game-N``) depends on their number in the whole
-    store, so the store keeps it null and makes it when read."""
-
-    def __init__(self, keep_hands: bool = False) -> None:
-        self.rows = RowSink(keep_hands)
-        self.anonymous: list[int] = []
-
-    def add(self, replay: Replay, path: str, line: int | None) -> None:
-        """Add one game's rows, as ``RowSink`` does."""
-        if replay.game_id is None:
-            self.anonymous.append(self.rows.count)
-        self.rows.add(replay, path, line)
-
-
 @dataclass(frozen=True, slots=True)
 class _Worker:
     """What a worker process runs for each task (picklable)."""
@@ -132,7 +115,7 @@ class _Worker:
     keep_hands: bool
 
     def __call__(self, task: Task) -> TaskResult:
-        return run_task(task, False, self.limits, StoreSink(self.keep_hands), offsets=True)
+        return run_task(task, False, self.limits, RowSink(self.keep_hands), offsets=True)
 
 
 @dataclass(frozen=True)
@@ -253,23 +236,11 @@ def _digest(sha256: str, settings: Settings) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _null_anonymous(frame: pl.DataFrame, anonymous: list[int]) -> pl.DataFrame:
-    if not anonymous or frame.height == 0:
-        return frame
-    return frame.with_columns(
-        pl.when(pl.col("game").is_in(anonymous))
-        .then(pl.lit(None, pl.String))
-        .otherwise(pl.col("game_id"))
-        .alias("game_id")
-    )
-
-
 def _records(
     result: TaskResult,
     source: str,
     lines_before: int,
     games: pl.DataFrame,
-    anonymous: set[int],
 ) -> pl.DataFrame:
     """The ``records`` rows of one task: every record, valid or not, where it starts."""
     invalid = {report.line: report for report in result.reports}
@@ -292,8 +263,7 @@ def _records(
             )
         else:
             game, game_id, variant, hands, complete = next(valid)
-            name = None if game in anonymous else game_id
-            values = (game, name, variant, True, hands, complete, 0)
+            values = (game, game_id, variant, True, hands, complete, 0)
         for column, value in zip(
             ("game", "game_id", "variant", "valid", "hands", "complete", "problems"),
             values,
@@ -367,34 +337,29 @@ class _Writer:
         reading = self._current
         assert reading is not None
         sink = result.sink
-        assert isinstance(sink, StoreSink)
+        assert isinstance(sink, RowSink)
         lines_before = reading.lines
-        rows = sink.rows.rows
-        rows.renumber(reading.games, lines_before)
-        anonymous = [game + reading.games for game in sink.anonymous]
-        tables = rows.tables()
+        sink.rows.renumber(reading.games, lines_before)
+        tables = sink.rows.tables()
         frames = {
             "games": tables.games,
             "side_hands": tables.side_hands,
             "seat_hands": tables.seat_hands,
         }
-        if self.settings.analysis and sink.rows.hands is not None:
-            sink.rows.hands.renumber(reading.games)
+        if self.settings.analysis and sink.hands is not None:
+            sink.hands.renumber(reading.games)
             frames["seat_analysis"] = analysis_table(
-                sink.rows.hands,
+                sink.hands,
                 tables.seat_hands,
                 time_cap=self.settings.time_cap,
                 jobs=self.jobs,
             )
-        frames = {table: _null_anonymous(frame, anonymous) for table, frame in frames.items()}
-        frames["records"] = _records(
-            result, reading.file.path, lines_before, tables.games, set(anonymous)
-        )
+        frames["records"] = _records(result, reading.file.path, lines_before, tables.games)
         frames["problems"] = _problems(result.reports, lines_before, dict(result.offsets))
         for table, frame in frames.items():
             self._write(reading, table, frame)
         summary = result.summary
-        reading.games += sink.rows.count
+        reading.games += sink.count
         reading.lines += result.lines
         reading.records += summary.records
         reading.invalid += summary.invalid

@@ -2,8 +2,7 @@
 of its invalid records, its counts.
 
 Games are numbered across the whole store in the order of the manifest's sources; a part
-file numbers the games of its file from 0, and a game without a ``game_id`` of its own is
-named ``game-N`` from its number here, as ``stats`` names it.
+file numbers the games of its file from 0.
 
 >>> import tempfile
 >>> from spades_replay.store.ingest import ingest
@@ -108,15 +107,7 @@ class Store:
             frames.append(frame)
         if not frames:
             return pl.DataFrame(schema=schema)
-        whole = pl.concat(frames, how="vertical")
-        if "game" in whole.columns and table != "problems":
-            whole = whole.with_columns(
-                pl.when(pl.col("game_id").is_null() & pl.col("game").is_not_null())
-                .then(pl.lit("game-") + pl.col("game").cast(pl.String))
-                .otherwise(pl.col("game_id"))
-                .alias("game_id")
-            )
-        return whole
+        return pl.concat(frames, how="vertical")
 
     def tables(self, analysis: bool = False) -> Tables:
         """The stats tables (with ``seat_analysis`` when ``analysis``, which needs a store

@@ -13,7 +13,7 @@ the whole store as ``stats`` does. :func:`run` runs one read-only statement (a q
 >>> _ = ingest(["fixtures/corpus/two-player.jsonl"], directory)
 >>> result = run(Store.open(directory), "SELECT count(*) AS games FROM games")
 >>> result.columns, result.rows
-(['games'], [(10,)])
+(['games'], [(25,)])
 """
 
 from __future__ import annotations
@@ -76,17 +76,7 @@ def _view(store: Store, table: str) -> str:
         )
         return f"SELECT {columns} WHERE false"
     files = ", ".join(_literal(str(path.resolve())) for path, _ in parts)
-    replace = ""
-    if "game" in schema:
-        game = "(t.game + p.base)"
-        if table == "problems":
-            replace = f" REPLACE ({game} AS game)"
-        else:
-            named = (
-                f"CASE WHEN t.game_id IS NULL AND t.game IS NOT NULL "
-                f"THEN 'game-' || CAST({game} AS VARCHAR) ELSE t.game_id END"
-            )
-            replace = f" REPLACE ({game} AS game, {named} AS game_id)"
+    replace = " REPLACE (t.game + p.base AS game)" if "game" in schema else ""
     return (
         f"SELECT t.* EXCLUDE (filename){replace} FROM read_parquet([{files}], filename = true) t "
         "JOIN _part_files p USING (filename)"
