@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -492,3 +493,17 @@ def test_the_store_is_the_same_whatever_the_jobs_and_chunks(tmp_path: Path) -> N
     assert cut[1] == one[1]
     parts = Store.open(tmp_path / "cut").manifest.sources[0].parts["games"]
     assert len(parts) > 1
+
+
+def test_every_worked_question_of_the_docs_gives_its_output(
+    fixtures_store: Path, tmp_path: Path
+) -> None:
+    """docs/store.md: each SQL block, run on a store of the fixtures, prints the text block
+    after it."""
+    page = (ROOT / "docs" / "store.md").read_text()
+    pairs = re.findall(r"```sql\n(.*?)```\s*```text\n(.*?)```", page, flags=re.DOTALL)
+    assert len(pairs) >= 8
+    output = tmp_path / "answer.txt"
+    for sql, expected in pairs:
+        assert main(["query", "--store", str(fixtures_store), sql, "-o", str(output)]) == 0
+        assert output.read_text() == expected, sql
