@@ -1,14 +1,19 @@
-"""The sidebar every page shares: where the data comes from (the paths given, uploads), what
-was left out, and the filters. It builds the :class:`~.widgets.Context` of the run."""
+"""The sidebar every page shares: where the data comes from (the paths given, uploads, or a
+store), what was left out, and the filters. It builds the :class:`~.widgets.Context` of the
+run."""
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from spades_replay.engine.seats import Variant
+from spades_replay.stats.tables import SEAT_HAND_SCHEMA, SIDE_HAND_SCHEMA, Tables
+from spades_replay.store.layout import StoreError
 
-from . import validate
-from .data import UPLOAD_BYTES, load, scan
+from . import store, validate
+from .data import UPLOAD_BYTES, Loaded, load, scan
 from .markup import md
 from .selection import Filters, apply, player_options
 from .widgets import CONTEXT, Context, opened_uploads, upload_of
@@ -21,6 +26,61 @@ def _known(key: str, options: list[str]) -> None:
     """Drop from a multiselect's value whatever is no longer an option."""
     if key in st.session_state:
         st.session_state[key] = [value for value in st.session_state[key] if value in options]
+
+
+def _filters(
+    sidebar: DeltaGenerator, variants: list[str], rules: list[str], players: dict[str, str]
+) -> Filters:
+    """The filter widgets; what they select."""
+    sidebar.header("Filters")
+    _known("f_variant", variants)
+    _known("f_rules", rules)
+    _known("f_player", list(players))
+    chosen_variants = sidebar.multiselect("Variant", variants, key="f_variant", placeholder="all")
+    chosen_rules = sidebar.multiselect("Rules", rules, key="f_rules", placeholder="all")
+    chosen_players = sidebar.multiselect(
+        "Player",
+        list(players),
+        key="f_player",
+        format_func=players.__getitem__,
+        placeholder="all",
+    )
+    return Filters(tuple(chosen_variants), tuple(chosen_rules), tuple(chosen_players))
+
+
+def render_store(directory: str) -> Context:
+    """Draw the sidebar of a store: nothing is replayed; the filters are asked of it."""
+    sidebar = st.sidebar
+    sidebar.header("Data")
+    sidebar.caption("The store")
+    sidebar.code(directory, language=None)
+    try:
+        key = store.manifest_key(directory)
+        view = store.open_view(directory, key)
+    except (StoreError, OSError) as error:
+        message = error.strerror if isinstance(error, OSError) else str(error)
+        sidebar.error(md(f"cannot open the store {directory}: {message}", 1000))
+        st.stop()
+        raise
+    games = view.games
+    sidebar.markdown(f"**{games.height}** game(s), **{view.complete_hands}** complete hand(s)")
+    if view.invalid:
+        sidebar.warning(f"{view.invalid} invalid record(s) left out")
+        sidebar.page_link(validate.page(), label="See them on the Validate page")
+    variants = [v.value for v in Variant if v.value in set(games.get_column("variant"))]
+    rules = sorted(set(games.get_column("rules")))
+    filters = _filters(sidebar, variants, rules, player_options(view.players))
+    kept = games
+    if filters.active:
+        numbers = store.game_numbers(directory, key, filters)
+        kept = games.filter(pl.col("game").is_in(numbers))
+    tables = Tables(
+        pl.DataFrame(schema=SEAT_HAND_SCHEMA), pl.DataFrame(schema=SIDE_HAND_SCHEMA), kept
+    )
+    loaded = Loaded(tables, view.players, (), (), (), view.records, view.ref)
+    context = Context((), loaded, filters, tables, {}, view)
+    st.session_state[CONTEXT] = context
+    return context
 
 
 def render(paths: tuple[str, ...]) -> Context:
@@ -54,23 +114,9 @@ def render(paths: tuple[str, ...]) -> Context:
     for problem in loaded.problems:
         sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
 
-    sidebar.header("Filters")
     variants = [v.value for v in Variant if v.value in set(games.get_column("variant"))]
     rules = sorted(set(games.get_column("rules")))
-    players = player_options(loaded.seats)
-    _known("f_variant", variants)
-    _known("f_rules", rules)
-    _known("f_player", list(players))
-    chosen_variants = sidebar.multiselect("Variant", variants, key="f_variant", placeholder="all")
-    chosen_rules = sidebar.multiselect("Rules", rules, key="f_rules", placeholder="all")
-    chosen_players = sidebar.multiselect(
-        "Player",
-        list(players),
-        key="f_player",
-        format_func=players.__getitem__,
-        placeholder="all",
-    )
-    filters = Filters(tuple(chosen_variants), tuple(chosen_rules), tuple(chosen_players))
+    filters = _filters(sidebar, variants, rules, player_options(loaded.seats))
     context = Context(paths, loaded, filters, apply(loaded.tables, loaded.seats, filters), uploads)
     st.session_state[CONTEXT] = context
     return context

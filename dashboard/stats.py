@@ -14,7 +14,7 @@ from spades_replay.stats.double_dummy import capped_hands
 from spades_replay.stats.metrics import ANALYSIS_COLUMNS, player_metrics, variant_metrics
 from spades_replay.stats.tables import Tables
 
-from . import data, figures
+from . import data, figures, store
 from .markup import md, plain
 from .widgets import Context, current
 
@@ -60,6 +60,8 @@ def render() -> None:
     st.title("Corpus stats")
     context = current()
     tables = context.view
+    if context.store is not None:
+        tables = store.tables(context.store.directory, context.store.key, context.filters)
     games = tables.games
     if games.height == 0:
         st.info("No game to count: nothing is loaded, or nothing passes the filters.")
