@@ -13,6 +13,7 @@ from spades_replay.dashboard.markup import md
 from streamlit.testing.v1 import AppTest
 
 from spades_replay import validate
+from spades_replay.cli import main
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
@@ -139,3 +140,19 @@ def test_a_missing_store_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(sys, "argv", [ENTRY, "--store", str(tmp_path / "none")])
     at = AppTest.from_file(ENTRY, default_timeout=60).run()
     assert "no such store" in at.sidebar.error[0].value
+
+
+def test_the_command_serves_a_store(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served: list[list[str]] = []
+    monkeypatch.setattr(
+        "spades_replay.cli.dashboard_cmd.os.execve",
+        lambda path, command, environment: served.append(command),
+    )
+    main(["dashboard", "--store", str(store)])
+    assert served[0][-3:] == ["--", "--store", str(store)]
+    assert main(["dashboard", "--store", str(store), "fixtures"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["dashboard", "--store", str(store / "nothing")]) == 2
+    assert "no such store" in capsys.readouterr().err

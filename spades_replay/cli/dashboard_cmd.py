@@ -44,6 +44,11 @@ def register(commands: Any) -> None:
         help="record, corpus or directory (default: fixtures/ when run in a checkout)",
     )
     parser.add_argument(
+        "--store",
+        metavar="DIR",
+        help="show a store made by `ingest` instead of PATHs: opens at once, nothing replayed",
+    )
+    parser.add_argument(
         "--port", type=int, default=DEFAULT_PORT, metavar="N", help="port (default 8501)"
     )
     parser.add_argument(
@@ -114,7 +119,18 @@ def run(arguments: argparse.Namespace) -> int:
     missing = missing_extras()
     if missing:
         raise UsageError(f"the dashboard needs {' and '.join(missing)}: {INSTALL}")
-    paths = data_paths(arguments.paths)
+    if arguments.store is not None:
+        if arguments.paths:
+            raise UsageError("give PATHs or --store DIR, not both")
+        from spades_replay.store.layout import StoreError, open_manifest
+
+        try:
+            open_manifest(arguments.store)
+        except StoreError as error:
+            raise UsageError(str(error)) from None
+        paths = ["--store", arguments.store]
+    else:
+        paths = data_paths(arguments.paths)
     command = streamlit_command(arguments, paths)
     environment = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     print(f"spades-replay: the dashboard on {' '.join(paths)}", file=sys.stderr, flush=True)
