@@ -39,7 +39,7 @@ def render() -> None:
     picked = pick_game(context)
     if picked is None:
         return
-    if context.store is not None:
+    if context.store is not None and picked.game < context.store.games.height:
         rows = store.side_hands(context.store.directory, context.store.key, picked.game)
     else:
         rows = game_rows(context.loaded.tables.side_hands, picked.game)

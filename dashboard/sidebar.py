@@ -9,13 +9,13 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from spades_replay.engine.seats import Variant
-from spades_replay.stats.tables import SEAT_HAND_SCHEMA, SIDE_HAND_SCHEMA, Tables
+from spades_replay.stats.tables import GAME_SCHEMA, Tables
 from spades_replay.store.layout import StoreError
 
 from . import store, validate
-from .data import UPLOAD_BYTES, Loaded, load, scan
+from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, scan
 from .markup import md
-from .selection import Filters, apply, player_options
+from .selection import Filters, apply, game_numbers, player_options
 from .widgets import CONTEXT, Context, opened_uploads, upload_of
 
 UPLOAD_TYPES = ["json", "jsonl", "ndjson", "gz"]
@@ -48,8 +48,29 @@ def _filters(
     return Filters(tuple(chosen_variants), tuple(chosen_rules), tuple(chosen_players))
 
 
+def _uploads(sidebar: DeltaGenerator) -> dict[str, Upload]:
+    """The upload widget; the uploads (with those opened from the Validate page)."""
+    files = sidebar.file_uploader(
+        "Add records",
+        type=UPLOAD_TYPES,
+        accept_multiple_files=True,
+        key="sidebar_upload",
+        max_upload_size=UPLOAD_BYTES >> 20,
+        help=f"Records, .jsonl corpora or either gzipped, up to {UPLOAD_BYTES >> 20} MiB each; "
+        "read in memory only.",
+    )
+    uploads = {upload.digest: upload for upload in map(upload_of, files or [])}
+    uploads.update(opened_uploads())
+    return uploads
+
+
+def _after(frame: pl.DataFrame, count: int) -> pl.DataFrame:
+    return frame.with_columns(pl.col("game") + count) if count else frame
+
+
 def render_store(directory: str) -> Context:
-    """Draw the sidebar of a store: nothing is replayed; the filters are asked of it."""
+    """Draw the sidebar of a store: nothing is replayed; the filters are asked of it.
+    Uploads are read as usual and numbered after the store's games."""
     sidebar = st.sidebar
     sidebar.header("Data")
     sidebar.caption("The store")
@@ -62,23 +83,47 @@ def render_store(directory: str) -> Context:
         sidebar.error(md(f"cannot open the store {directory}: {message}", 1000))
         st.stop()
         raise
-    games = view.games
-    sidebar.markdown(f"**{games.height}** game(s), **{view.complete_hands}** complete hand(s)")
-    if view.invalid:
-        sidebar.warning(f"{view.invalid} invalid record(s) left out")
+    uploads = _uploads(sidebar)
+    extra = load(Scan((), ()), list(uploads.values()))
+    count = view.games.height
+    games = pl.concat([view.games.select(list(GAME_SCHEMA)), _after(extra.tables.games, count)])
+    hands = view.complete_hands + extra.tables.side_hands.height // 2
+    sidebar.markdown(f"**{games.height}** game(s), **{hands}** complete hand(s)")
+    invalid = view.invalid + len(extra.invalid)
+    if invalid:
+        sidebar.warning(f"{invalid} invalid record(s) left out")
         sidebar.page_link(validate.page(), label="See them on the Validate page")
+    for message in view.unread:
+        sidebar.error(md(message, 500))
+    for problem in extra.problems:
+        sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
     variants = [v.value for v in Variant if v.value in set(games.get_column("variant"))]
     rules = sorted(set(games.get_column("rules")))
-    filters = _filters(sidebar, variants, rules, player_options(view.players))
+    seats = pl.concat([view.players, extra.seats.select("player_key", "player")])
+    filters = _filters(sidebar, variants, rules, player_options(seats))
     kept = games
     if filters.active:
         numbers = store.game_numbers(directory, key, filters)
-        kept = games.filter(pl.col("game").is_in(numbers))
+        uploaded = game_numbers(extra.tables, extra.seats, filters) + count
+        kept = games.filter(pl.col("game").is_in([*numbers, *uploaded.to_list()]))
     tables = Tables(
-        pl.DataFrame(schema=SEAT_HAND_SCHEMA), pl.DataFrame(schema=SIDE_HAND_SCHEMA), kept
+        _after(extra.tables.seat_hands, count), _after(extra.tables.side_hands, count), games
     )
-    loaded = Loaded(tables, view.players, (), (), (), view.records, view.ref)
-    context = Context((), loaded, filters, tables, {}, view)
+
+    def where(game: int) -> GameRef:
+        return view.ref(game) if game < count else extra.refs[game - count]
+
+    loaded = Loaded(
+        tables,
+        seats,
+        (),
+        extra.invalid,
+        extra.problems,
+        view.records + extra.records,
+        where,
+    )
+    shown = Tables(tables.seat_hands, tables.side_hands, kept)
+    context = Context((), loaded, filters, shown, uploads, view)
     st.session_state[CONTEXT] = context
     return context
 
@@ -92,17 +137,7 @@ def render(paths: tuple[str, ...]) -> Context:
         sidebar.code("\n".join(paths), language=None)
     else:
         sidebar.caption("No path given: upload records below.")
-    files = sidebar.file_uploader(
-        "Add records",
-        type=UPLOAD_TYPES,
-        accept_multiple_files=True,
-        key="sidebar_upload",
-        max_upload_size=UPLOAD_BYTES >> 20,
-        help=f"Records, .jsonl corpora or either gzipped, up to {UPLOAD_BYTES >> 20} MiB each; "
-        "read in memory only.",
-    )
-    uploads = {upload.digest: upload for upload in map(upload_of, files or [])}
-    uploads.update(opened_uploads())
+    uploads = _uploads(sidebar)
     loaded = load(scan(paths), list(uploads.values()))
 
     games = loaded.tables.games

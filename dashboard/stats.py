@@ -61,7 +61,8 @@ def render() -> None:
     context = current()
     tables = context.view
     if context.store is not None:
-        tables = store.tables(context.store.directory, context.store.key, context.filters)
+        stored = store.tables(context.store.directory, context.store.key, context.filters)
+        tables = store.with_uploads(stored, tables, context.store.games.height)
     games = tables.games
     if games.height == 0:
         st.info("No game to count: nothing is loaded, or nothing passes the filters.")

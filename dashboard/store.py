@@ -38,7 +38,7 @@ def manifest_key(directory: str) -> str:
 @dataclass(frozen=True)
 class StoreView:
     """An open store: its games (``game`` is the row number, with ``offset`` and ``digest``
-    columns to find each record), player names, and counts."""
+    columns to find each record), player names, counts, and the files it could not read."""
 
     directory: str
     key: str
@@ -47,6 +47,7 @@ class StoreView:
     complete_hands: int
     records: int
     invalid: int
+    unread: tuple[str, ...] = ()
 
     def ref(self, game: int) -> GameRef:
         """Where game number ``game`` is, with its byte offset."""
@@ -94,8 +95,9 @@ def open_view(directory: str, key: str) -> StoreView:
     finally:
         connection.close()
     summary = store.summary()
+    unread = tuple(f"{problem.message} [{problem.code}]" for problem in summary.io_errors)
     return StoreView(
-        directory, key, games, players, int(hands) // 2, summary.records, summary.invalid
+        directory, key, games, players, int(hands) // 2, summary.records, summary.invalid, unread
     )
 
 
@@ -181,3 +183,17 @@ def side_hands(directory: str, key: str, game: int) -> pl.DataFrame:
 def invalid_reports(directory: str, key: str) -> tuple[RecordReport, ...]:
     """The report of every invalid record of the store, with its problems."""
     return tuple(Store.open(directory).invalid_reports())
+
+
+def with_uploads(stored: Tables, shown: Tables, count: int) -> Tables:
+    """The tables of the store's games that pass the filters, then those of the uploads:
+    ``shown`` has the hand rows of every upload and the games that pass the filters, the
+    uploads' numbered from ``count``, the number of the store's games."""
+    uploaded = shown
+    games = uploaded.games.filter(pl.col("game") >= count)
+    kept = games.get_column("game").implode()
+    return Tables(
+        pl.concat([stored.seat_hands, uploaded.seat_hands.filter(pl.col("game").is_in(kept))]),
+        pl.concat([stored.side_hands, uploaded.side_hands.filter(pl.col("game").is_in(kept))]),
+        pl.concat([stored.games, games.select(list(GAME_SCHEMA))]),
+    )

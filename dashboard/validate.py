@@ -137,8 +137,9 @@ def render() -> None:
     context = current()
     if context.store is not None:
         _store(context.store)
-        return
     loaded = context.loaded
+    if context.store is not None and not loaded.invalid and not loaded.problems:
+        return
     st.subheader("The loaded data")
     if not loaded.invalid and not loaded.problems:
         st.success(f"All {loaded.records} record(s) loaded are valid.")

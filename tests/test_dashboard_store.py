@@ -156,3 +156,26 @@ def test_the_command_serves_a_store(
     assert "not both" in capsys.readouterr().err
     assert main(["dashboard", "--store", str(store / "nothing")]) == 2
     assert "no such store" in capsys.readouterr().err
+
+
+def test_the_command_reads_paths_into_a_cache_store_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    served: list[list[str]] = []
+    monkeypatch.setattr(
+        "spades_replay.cli.dashboard_cmd.os.execve",
+        lambda path, command, environment: served.append(command),
+    )
+    main(["dashboard", "fixtures/corpus", "--no-progress"])
+    directory = Path(served[0][-1])
+    assert served[0][-3:-1] == ["--", "--store"]
+    assert directory.parent == tmp_path / "cache" / "spades-replay" / "stores"
+    assert "54 game(s) (3 file(s) read, 0 unchanged)" in capsys.readouterr().err
+    assert Store.open(directory).table("games").height == 54
+    main(["dashboard", "fixtures/corpus", "--no-progress"])
+    assert "(0 file(s) read, 3 unchanged)" in capsys.readouterr().err
+    assert served[1] == served[0]
+    main(["dashboard", "fixtures/corpus/two-player.jsonl", "--no-progress"])
+    assert served[2][-1] != served[0][-1]
