@@ -1,5 +1,4 @@
-"""The corpus store benchmark: ``python benchmarks/store.py [--quick | --large]`` (``./dev bench
---store`` runs it after the main benchmark).
+"""The corpus store benchmark: ``./dev bench store [--quick | --large] [--write-docs]``.
 
 On a simulated corpus of 100,000 games, half of each variant (``--quick``: 4,000; ``--large``:
 1,000,000), simulated once and kept in ``benchmarks/out/``, and a store of it built once per
