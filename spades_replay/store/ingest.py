@@ -230,9 +230,14 @@ def _unchanged(file: _File, old: SourceEntry | None) -> tuple[_File, bool]:
     return hashed, hashed.sha256 == old.sha256
 
 
-def _digest(sha256: str, settings: Settings) -> str:
-    """The content part of a file's part names: its bytes and what they were read with."""
-    text = f"{STORE_VERSION}|{sha256}|{sorted(settings.to_dict().items())}"
+def _digest(file: _File, settings: Settings, chunk_bytes: int) -> str:
+    """The content part of a file's part names: everything their bytes depend on (the
+    file's bytes, the path its rows name, how it was read), so that a part file named in a
+    manifest is never rewritten with other bytes."""
+    text = (
+        f"{STORE_VERSION}|{file.sha256}|{file.path}|{chunk_bytes}|"
+        f"{sorted(settings.to_dict().items())}"
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -303,9 +308,15 @@ class _Writer:
     """Turns the results of the tasks of this run into part files, file by file."""
 
     def __init__(
-        self, directory: Path, settings: Settings, jobs: int, report: IngestReport
+        self,
+        directory: Path,
+        settings: Settings,
+        jobs: int,
+        report: IngestReport,
+        chunk_bytes: int,
     ) -> None:
         self.directory = directory
+        self.chunk_bytes = chunk_bytes
         self.settings = settings
         self.jobs = jobs
         self.report = report
@@ -315,7 +326,7 @@ class _Writer:
     def start(self, file: _File) -> None:
         assert file.sha256 is not None
         self.finish()
-        self._current = _Reading(file, _digest(file.sha256, self.settings))
+        self._current = _Reading(file, _digest(file, self.settings, self.chunk_bytes))
 
     def finish(self) -> None:
         if self._current is not None:
@@ -440,7 +451,7 @@ def ingest(
             else:
                 named.append(checked)
                 to_read.append(checked)
-        writer = _Writer(directory, settings, jobs, report)
+        writer = _Writer(directory, settings, jobs, report, chunk_bytes)
         tasks = plan([Path(file.path) for file in to_read], chunk_bytes)
         by_path = {file.path: file for file in to_read}
         current = None
