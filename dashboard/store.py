@@ -20,7 +20,7 @@ import streamlit as st
 
 from spades_replay.stats.tables import GAME_SCHEMA, Tables
 from spades_replay.store.layout import MANIFEST, open_manifest
-from spades_replay.store.read import SCHEMAS, Store
+from spades_replay.store.read import Store, schemas
 from spades_replay.store.sql import connect
 from spades_replay.validate import RecordReport
 
@@ -144,13 +144,13 @@ def tables(directory: str, key: str, filters: Filters) -> Tables:
             _frame(
                 connection,
                 f"SELECT * FROM seat_hands WHERE {chosen} ORDER BY game, hand, seat",
-                SCHEMAS["seat_hands"],
+                schemas()["seat_hands"],
                 parameters,
             ),
             _frame(
                 connection,
                 f"SELECT * FROM side_hands WHERE {chosen} ORDER BY game, hand, side",
-                SCHEMAS["side_hands"],
+                schemas()["side_hands"],
                 parameters,
             ),
             _frame(
@@ -172,7 +172,7 @@ def side_hands(directory: str, key: str, game: int) -> pl.DataFrame:
         return _frame(
             connection,
             "SELECT * FROM side_hands WHERE game = ? ORDER BY hand, side",
-            SCHEMAS["side_hands"],
+            schemas()["side_hands"],
             [game],
         )
     finally:

@@ -359,12 +359,14 @@ def test_a_second_ingest_refuses_or_waits(tmp_path: Path) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
-        time.sleep(2.0)
+        assert waiting.stderr is not None
+        said = waiting.stderr.readline()  # printed once it finds the lock taken, then waits
+        assert "waiting for another ingest" in said
+        time.sleep(0.5)
         assert waiting.poll() is None
         assert not (store / MANIFEST).exists()
-    out, err = waiting.communicate(timeout=60)
+    out, err = waiting.communicate(timeout=120)
     assert waiting.returncode == 0, err
-    assert "waiting for another ingest" in err
     assert "1 read" in out
 
 
@@ -507,3 +509,21 @@ def test_every_worked_question_of_the_docs_gives_its_output(
     for sql, expected in pairs:
         assert main(["query", "--store", str(fixtures_store), sql, "-o", str(output)]) == 0
         assert output.read_text() == expected, sql
+
+
+def test_the_sql_columns_are_the_tables_columns(fixtures_store: Path) -> None:
+    """The views' SQL types (kept apart so that a query needs no polars) match the tables."""
+    from spades_replay.store.read import schemas
+    from spades_replay.store.sql import COLUMNS, connect
+
+    kinds = {pl.String: "VARCHAR", pl.Int64: "BIGINT", pl.Boolean: "BOOLEAN"}
+    for table, schema in schemas().items():
+        expected = tuple(
+            (name, kinds.get(kind, "VARCHAR[]" if kind == pl.List(pl.String) else "?"))
+            for name, kind in schema.items()
+        )
+        assert COLUMNS[table] == expected, table
+    connection = connect(Store.open(fixtures_store))
+    for table in ("games", "problems", "records"):
+        described = connection.execute(f"DESCRIBE {table}").fetchall()
+        assert tuple((row[0], row[1]) for row in described) == COLUMNS[table]

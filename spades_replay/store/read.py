@@ -18,28 +18,35 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from spades_replay.errors import Code, Problem
-from spades_replay.stats.double_dummy import ANALYSIS_SCHEMA, IDENTITY
-from spades_replay.stats.tables import GAME_SCHEMA, SEAT_HAND_SCHEMA, SIDE_HAND_SCHEMA, Tables
-from spades_replay.store.ingest import PROBLEM_SCHEMA, RECORD_SCHEMA
 from spades_replay.store.layout import Manifest, SourceEntry, open_manifest
 from spades_replay.validate import RecordReport, Summary
 
-SCHEMAS = {
-    "games": GAME_SCHEMA,
-    "side_hands": SIDE_HAND_SCHEMA,
-    "seat_hands": SEAT_HAND_SCHEMA,
-    "seat_analysis": {
-        **{name: SEAT_HAND_SCHEMA[name] for name in IDENTITY},
-        **{name: kind for name, kind in ANALYSIS_SCHEMA.items() if name not in IDENTITY},
-    },
-    "records": RECORD_SCHEMA,
-    "problems": PROBLEM_SCHEMA,
-}
-"""The columns of every table, in order, with their types."""
+if TYPE_CHECKING:
+    import polars as pl
+
+    from spades_replay.stats.tables import Tables
+
+
+def schemas() -> dict[str, dict[str, Any]]:
+    """The columns of every table, in order, with their polars types."""
+    from spades_replay.stats.double_dummy import ANALYSIS_SCHEMA, IDENTITY
+    from spades_replay.stats.tables import GAME_SCHEMA, SEAT_HAND_SCHEMA, SIDE_HAND_SCHEMA
+    from spades_replay.store.ingest import PROBLEM_SCHEMA, RECORD_SCHEMA
+
+    return {
+        "games": GAME_SCHEMA,
+        "side_hands": SIDE_HAND_SCHEMA,
+        "seat_hands": SEAT_HAND_SCHEMA,
+        "seat_analysis": {
+            **{name: SEAT_HAND_SCHEMA[name] for name in IDENTITY},
+            **{name: kind for name, kind in ANALYSIS_SCHEMA.items() if name not in IDENTITY},
+        },
+        "records": RECORD_SCHEMA,
+        "problems": PROBLEM_SCHEMA,
+    }
 
 
 def _problem(row: dict[str, object]) -> Problem:
@@ -98,7 +105,9 @@ class Store:
 
     def table(self, table: str) -> pl.DataFrame:
         """One table of the whole store, in input order, numbered as ``stats`` numbers it."""
-        schema = SCHEMAS[table]
+        import polars as pl
+
+        schema = schemas()[table]
         frames = []
         for path, base in self.part_paths(table):
             frame = pl.read_parquet(path)
@@ -112,6 +121,8 @@ class Store:
     def tables(self, analysis: bool = False) -> Tables:
         """The stats tables (with ``seat_analysis`` when ``analysis``, which needs a store
         ingested with the analysis)."""
+        from spades_replay.stats.tables import Tables
+
         return Tables(
             self.table("seat_hands"),
             self.table("side_hands"),
@@ -141,6 +152,8 @@ class Store:
 
     def invalid_reports(self) -> list[RecordReport]:
         """The report of every invalid record, in input order, as ``validate`` made it."""
+        import polars as pl
+
         reports: list[RecordReport] = []
         records = self.table("records").filter(~pl.col("valid"))
         problems = self.table("problems")

@@ -24,10 +24,8 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
-
 from spades_replay.store.layout import StoreError
-from spades_replay.store.read import SCHEMAS, Store
+from spades_replay.store.read import Store
 
 if TYPE_CHECKING:
     import duckdb
@@ -50,16 +48,127 @@ SOURCES_COLUMNS = (
 """The columns of the ``sources`` table: one row per file of the store, in game order."""
 
 
-def _sql_type(kind: Any) -> str:
-    if kind == pl.String:
-        return "VARCHAR"
-    if kind == pl.Int64:
-        return "BIGINT"
-    if kind == pl.Boolean:
-        return "BOOLEAN"
-    if kind == pl.List(pl.String):
-        return "VARCHAR[]"
-    raise ValueError(f"no SQL type for {kind}")
+COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "games": (
+        ("game_id", "VARCHAR"),
+        ("game", "BIGINT"),
+        ("variant", "VARCHAR"),
+        ("rules", "VARCHAR"),
+        ("players", "VARCHAR"),
+        ("player_keys", "VARCHAR"),
+        ("side_0", "VARCHAR"),
+        ("side_1", "VARCHAR"),
+        ("complete", "BOOLEAN"),
+        ("winner", "BIGINT"),
+        ("winner_players", "VARCHAR"),
+        ("reason", "VARCHAR"),
+        ("score_0", "BIGINT"),
+        ("score_1", "BIGINT"),
+        ("hands", "BIGINT"),
+        ("source", "VARCHAR"),
+        ("line", "BIGINT"),
+    ),
+    "side_hands": (
+        ("game_id", "VARCHAR"),
+        ("game", "BIGINT"),
+        ("hand", "BIGINT"),
+        ("variant", "VARCHAR"),
+        ("rules", "VARCHAR"),
+        ("side", "BIGINT"),
+        ("players", "VARCHAR"),
+        ("contract", "BIGINT"),
+        ("tricks", "BIGINT"),
+        ("tricks_toward_contract", "BIGINT"),
+        ("made", "BOOLEAN"),
+        ("contract_points", "BIGINT"),
+        ("overtricks", "BIGINT"),
+        ("nil_bags", "BIGINT"),
+        ("bag_points", "BIGINT"),
+        ("nil_points", "BIGINT"),
+        ("bag_penalties", "BIGINT"),
+        ("penalty_points", "BIGINT"),
+        ("points", "BIGINT"),
+        ("score", "BIGINT"),
+        ("bags", "BIGINT"),
+    ),
+    "seat_hands": (
+        ("game_id", "VARCHAR"),
+        ("game", "BIGINT"),
+        ("hand", "BIGINT"),
+        ("variant", "VARCHAR"),
+        ("rules", "VARCHAR"),
+        ("seat", "BIGINT"),
+        ("player", "VARCHAR"),
+        ("player_key", "VARCHAR"),
+        ("side", "BIGINT"),
+        ("bid_kind", "VARCHAR"),
+        ("bid", "BIGINT"),
+        ("tricks", "BIGINT"),
+        ("contract_made", "BOOLEAN"),
+        ("accuracy", "VARCHAR"),
+        ("nil_made", "BOOLEAN"),
+        ("nil_points", "BIGINT"),
+        ("side_points", "BIGINT"),
+        ("side_bags", "BIGINT"),
+        ("side_bag_penalties", "BIGINT"),
+        ("side_won_game", "BOOLEAN"),
+    ),
+    "seat_analysis": (
+        ("game_id", "VARCHAR"),
+        ("game", "BIGINT"),
+        ("hand", "BIGINT"),
+        ("variant", "VARCHAR"),
+        ("rules", "VARCHAR"),
+        ("seat", "BIGINT"),
+        ("player", "VARCHAR"),
+        ("player_key", "VARCHAR"),
+        ("side", "BIGINT"),
+        ("bid_kind", "VARCHAR"),
+        ("plays", "BIGINT"),
+        ("analysed_plays", "BIGINT"),
+        ("costly_plays", "BIGINT"),
+        ("tricks_lost", "BIGINT"),
+        ("capped", "BOOLEAN"),
+        ("side_par", "BIGINT"),
+        ("side_tricks", "BIGINT"),
+        ("nil_makeable", "BOOLEAN"),
+    ),
+    "records": (
+        ("source", "VARCHAR"),
+        ("line", "BIGINT"),
+        ("offset", "BIGINT"),
+        ("game", "BIGINT"),
+        ("game_id", "VARCHAR"),
+        ("variant", "VARCHAR"),
+        ("valid", "BOOLEAN"),
+        ("hands", "BIGINT"),
+        ("complete", "BOOLEAN"),
+        ("problems", "BIGINT"),
+    ),
+    "problems": (
+        ("source", "VARCHAR"),
+        ("line", "BIGINT"),
+        ("offset", "BIGINT"),
+        ("game_id", "VARCHAR"),
+        ("variant", "VARCHAR"),
+        ("problem", "BIGINT"),
+        ("code", "VARCHAR"),
+        ("family", "VARCHAR"),
+        ("message", "VARCHAR"),
+        ("pointer", "VARCHAR"),
+        ("place", "VARCHAR"),
+        ("rule", "VARCHAR"),
+        ("legal", "VARCHAR[]"),
+        ("hand", "BIGINT"),
+        ("trick", "BIGINT"),
+        ("card", "BIGINT"),
+        ("seat", "BIGINT"),
+        ("player", "VARCHAR"),
+    ),
+}
+"""The columns of every view with their SQL types (those of
+:func:`spades_replay.store.read.schemas`; a test keeps the two in step), so that a query
+needs no polars."""
 
 
 def _literal(text: str) -> str:
@@ -68,15 +177,13 @@ def _literal(text: str) -> str:
 
 def _view(store: Store, table: str) -> str:
     """The SQL of one table's view: its part files, games numbered across the store."""
-    schema = SCHEMAS[table]
+    columns = COLUMNS[table]
     parts = store.part_paths(table)
     if not parts:
-        columns = ", ".join(
-            f"CAST(NULL AS {_sql_type(kind)}) AS {name}" for name, kind in schema.items()
-        )
-        return f"SELECT {columns} WHERE false"
+        nulls = ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in columns)
+        return f"SELECT {nulls} WHERE false"
     files = ", ".join(_literal(str(path.resolve())) for path, _ in parts)
-    replace = " REPLACE (t.game + p.base AS game)" if "game" in schema else ""
+    replace = " REPLACE (t.game + p.base AS game)" if any(n == "game" for n, _ in columns) else ""
     return (
         f"SELECT t.* EXCLUDE (filename){replace} FROM read_parquet([{files}], filename = true) t "
         "JOIN _part_files p USING (filename)"
