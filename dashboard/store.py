@@ -138,7 +138,7 @@ def tables(directory: str, key: str, filters: Filters) -> Tables:
     """The stats tables of the games that pass the filters, the filters pushed down."""
     condition, parameters = _where(filters)
     connection = connect(Store.open(directory))
-    chosen = f"game IN (SELECT game FROM games WHERE {condition})"
+    chosen = f"game IN (SELECT game FROM games WHERE {condition})" if parameters else "true"
     try:
         return Tables(
             _frame(
