@@ -37,8 +37,10 @@ def manifest_key(directory: str) -> str:
 
 @dataclass(frozen=True)
 class StoreView:
-    """An open store: its games (``game`` is the row number, with ``offset`` and ``digest``
-    columns to find each record), player names, counts, and the files it could not read."""
+    """An open store: its games (``game`` is the row number, with the columns that find each
+    record: ``file``, the absolute path, so that the store can be shown from any directory,
+    ``offset``, and ``digest``, ``size``, ``mtime_ns`` to tell a changed file), player names,
+    counts, and the files it could not read."""
 
     directory: str
     key: str
@@ -53,7 +55,7 @@ class StoreView:
         """Where game number ``game`` is, with its byte offset."""
         row = self.games.row(game, named=True)
         stamp = (row["size"], row["mtime_ns"])
-        return GameRef(FILE, row["source"], row["line"], row["digest"], row["offset"], stamp)
+        return GameRef(FILE, row["file"], row["line"], row["digest"], row["offset"], stamp)
 
 
 def _frame(
@@ -75,7 +77,8 @@ def open_view(directory: str, key: str) -> StoreView:
         columns = ", ".join(f"g.{name}" for name in GAME_SCHEMA)
         games = _frame(
             connection,
-            f"SELECT {columns}, r.offset, s.sha256 AS digest, s.size, s.mtime_ns FROM games g "
+            f"SELECT {columns}, r.offset, s.sha256 AS digest, s.size, s.mtime_ns, "
+            "s.resolved AS file FROM games g "
             "JOIN records r USING (game) JOIN sources s ON s.source = g.source ORDER BY g.game",
             {
                 **GAME_SCHEMA,
@@ -83,6 +86,7 @@ def open_view(directory: str, key: str) -> StoreView:
                 "digest": pl.String,
                 "size": pl.Int64,
                 "mtime_ns": pl.Int64,
+                "file": pl.String,
             },
         )
         players = _frame(

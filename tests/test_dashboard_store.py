@@ -179,3 +179,26 @@ def test_the_command_reads_paths_into_a_cache_store_first(
     assert served[1] == served[0]
     main(["dashboard", "fixtures/corpus/two-player.jsonl", "--no-progress"])
     assert served[2][-1] != served[0][-1]
+
+
+def test_a_store_of_relative_paths_is_shown_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    ingest(["fixtures/corpus/two-player.jsonl"], tmp_path / "store")
+    monkeypatch.chdir(tmp_path)
+    at = _app(tmp_path / "store", monkeypatch)
+    assert not at.error
+    caption = " ".join(element.value for element in at.caption)
+    assert md(f"{FIXTURES / 'corpus' / 'two-player.jsonl'}:1", 300) in caption
+
+
+def test_a_changed_file_is_not_shown_as_its_stored_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "games.jsonl"
+    corpus.write_bytes((FIXTURES / "corpus" / "two-player.jsonl").read_bytes())
+    ingest([corpus], tmp_path / "store")
+    corpus.write_bytes(b"\n" + corpus.read_bytes())
+    at = _app(tmp_path / "store", monkeypatch)
+    assert "could not be read again" in at.error[0].value
