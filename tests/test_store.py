@@ -527,3 +527,12 @@ def test_the_sql_columns_are_the_tables_columns(fixtures_store: Path) -> None:
     for table in ("games", "problems", "records"):
         described = connection.execute(f"DESCRIBE {table}").fetchall()
         assert tuple((row[0], row[1]) for row in described) == COLUMNS[table]
+
+
+def test_a_store_inside_its_corpus_never_ingests_itself(tmp_path: Path) -> None:
+    make_corpus(tmp_path / "corpus", files=1, games=2)
+    store = tmp_path / "corpus" / "store"
+    first = ingest([tmp_path / "corpus"], store)
+    again = ingest([tmp_path / "corpus"], store)
+    assert (first.files, first.records_read, first.invalid) == (1, 2, 0)
+    assert (again.files, again.read, again.unchanged) == (1, 0, 1)

@@ -194,10 +194,14 @@ def _io_error(path: str, error: OSError) -> Problem:
     )
 
 
-def _found(paths: Iterable[str | os.PathLike[str]], report: IngestReport) -> list[_File]:
-    """The files the paths name, once each, with their size and time."""
+def _found(
+    paths: Iterable[str | os.PathLike[str]], report: IngestReport, store: Path
+) -> list[_File]:
+    """The files the paths name, once each, with their size and time; never the store's own
+    files (its manifest is a ``.json`` file, and a store may sit inside the corpus)."""
     files: list[_File] = []
     seen: set[str] = set()
+    own = store.resolve()
     for item in paths:
         try:
             named = list(expand([item]))
@@ -211,7 +215,7 @@ def _found(paths: Iterable[str | os.PathLike[str]], report: IngestReport) -> lis
             except OSError as error:
                 report.io_errors.append(_io_error(str(path), error))
                 continue
-            if resolved in seen:
+            if resolved in seen or Path(resolved).is_relative_to(own):
                 continue
             seen.add(resolved)
             files.append(_File(str(path), resolved, stat.st_size, stat.st_mtime_ns))
@@ -432,7 +436,7 @@ def ingest(
         old = read_manifest(directory) or Manifest(settings.to_dict())
         _check_settings(directory, old, settings)
         previous = {source.resolved: source for source in old.sources}
-        files = _found(paths, report)
+        files = _found(paths, report, directory)
         report.files = len(files)
         named: list[SourceEntry | _File] = []
         to_read: list[_File] = []
