@@ -461,6 +461,7 @@ def test_query_formats(
         ("DROP VIEW games", "read-only"),
         ("COPY games TO 'x.csv'", "read-only"),
         ("SELECT 1; SELECT 2", "one SQL statement"),
+        ("SELECT * FROM seat_analysis", "ingested without --analysis"),
     ],
 )
 def test_query_refuses_bad_or_writing_sql(

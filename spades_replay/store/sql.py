@@ -280,9 +280,15 @@ def run(store: Store, sql: str) -> Result:
                 f"run again): {_first_line(error)}"
             ) from None
         except duckdb.Error as error:
-            raise StoreError(f"bad SQL: {_first_line(error)}") from None
+            raise StoreError(f"bad SQL: {_first_line(error)}{_hint(store, error)}") from None
     finally:
         connection.close()
+
+
+def _hint(store: Store, error: BaseException) -> str:
+    if "seat_analysis" in str(error) and not store.analysis:
+        return " (this store holds no seat_analysis: it was ingested without --analysis)"
+    return ""
 
 
 def write_parquet(store: Store, sql: str, target: str | os.PathLike[str]) -> None:
@@ -299,7 +305,7 @@ def write_parquet(store: Store, sql: str, target: str | os.PathLike[str]) -> Non
                 raise StoreError("the statement gives no rows to write")
             relation.write_parquet(str(target))
         except duckdb.Error as error:
-            raise StoreError(f"bad SQL: {_first_line(error)}") from None
+            raise StoreError(f"bad SQL: {_first_line(error)}{_hint(store, error)}") from None
     finally:
         connection.close()
 
