@@ -502,7 +502,7 @@ def test_every_worked_question_of_the_docs_gives_its_output(
     fixtures_store: Path, tmp_path: Path
 ) -> None:
     """docs/store.md: each SQL block, run on a store of the fixtures, prints the text block
-    after it."""
+    after it (tools/store_docs.py rewrites the blocks after a change)."""
     page = (ROOT / "docs" / "store.md").read_text()
     pairs = re.findall(r"```sql\n(.*?)```\s*```text\n(.*?)```", page, flags=re.DOTALL)
     assert len(pairs) >= 8
