@@ -126,7 +126,12 @@ def _analysis(context: Context, tables: Tables) -> None:
     jobs = middle.number_input(
         "Worker processes", min_value=1, max_value=cores, value=cores, key="corpus_jobs"
     )
-    games = tuple(context.loaded.ref(game).key for game in tables.games.get_column("game"))
+    numbers = tables.games.get_column("game").to_list()
+    if context.store is not None:
+        # the manifest's digest and the numbers name the games of a store (no ref per game)
+        games = (context.store.key, *map(str, numbers))
+    else:
+        games = tuple(context.loaded.ref(game).key for game in numbers)
     request = (games, time_cap, jobs)
     if right.button(
         f"Analyse {hands} hand(s)",
