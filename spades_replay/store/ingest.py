@@ -474,9 +474,8 @@ def ingest(
     report.games = sum(source.games for source in manifest.sources)
     report.records = sum(source.records for source in manifest.sources)
     report.invalid = sum(source.invalid for source in manifest.sources)
-    report.invalid_named = sum(
-        source.invalid for source in sources if source.resolved in {item.resolved for item in named}
-    )
+    this_run = {item.resolved for item in named}
+    report.invalid_named = sum(source.invalid for source in sources if source.resolved in this_run)
     return report
 
 
