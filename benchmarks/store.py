@@ -9,7 +9,8 @@ run, it measures with the commands a user runs (wall time, each a fresh process)
   MB over at least 1 GB: the whole corpus when it is that large, else a 1 GB corpus ingested
   apart);
 - the re-ingest of the unchanged corpus, against the first ingest (target <= 2 %);
-- ``query`` of Nil success by player (target <= 1 s; median of three);
+- ``query`` of Nil success by player (target <= 1 s; median of three), as a command and
+  alone (in this process);
 - the dashboard on the store in Debian's chromium, driven by Playwright as the browser tests
   drive it: from opening the address to the Replay page drawn (its board), then to the
   Corpus stats page drawn (every chart's SVG), cold (a new server) and warm (a new session of
@@ -150,8 +151,18 @@ def ingest_figures(folder: Path, store: Path, quick: bool) -> dict[str, float]:
 
 
 def query_figures(store: Path) -> dict[str, float]:
+    """The query as a command (Python's start and the imports counted), and the query alone
+    (in this process, the store opened anew each time); medians of three."""
+    from spades_replay.store.read import Store
+    from spades_replay.store.sql import run
+
     times = [command("query", "--store", str(store), NIL_BY_PLAYER)[0] for _ in range(3)]
-    return {"query_s": statistics.median(times)}
+    alone = []
+    for _ in range(3):
+        start = time.perf_counter()
+        run(Store.open(store), NIL_BY_PLAYER)
+        alone.append(time.perf_counter() - start)
+    return {"query_s": statistics.median(times), "query_alone_s": statistics.median(alone)}
 
 
 def _free_port() -> int:
@@ -254,7 +265,8 @@ def markdown(results: dict[str, Any]) -> str:
         f"({ingest['reingest_s']:.2f} s) | "
         f"{met(ingest['reingest_share'] <= TARGETS['reingest_share'])} |",
         f"| query Nil success by player <= 1 s | {results['query']['query_s']:.2f} s "
-        f"(the whole command) | {met(results['query']['query_s'] <= TARGETS['query_s'])} |",
+        f"(the whole command; the query alone {results['query']['query_alone_s']:.2f} s) | "
+        f"{met(results['query']['query_s'] <= TARGETS['query_s'])} |",
         f"| peak memory ingesting {ingest['peak_corpus_mb']:,.0f} MB <= 300 MB | "
         f"{ingest['peak_mb']:.0f} MB | {met(ingest['peak_mb'] <= TARGETS['peak_mb'])} |",
     ]

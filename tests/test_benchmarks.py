@@ -69,9 +69,11 @@ def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -
             "peak_corpus_mb": 1000.0,
             "peak_mb": 120.0,
         },
-        "query": {"query_s": 0.4},
+        "query": {"query_s": 0.4, "query_alone_s": 0.1},
         "browser": {"skipped": "no chromium"},
     }
     text = module.markdown(results)
     assert "| ingest >= 0.8 x validate (--jobs 1) | 0.89 (40.0 s / 45.0 s) | yes |" in text
     assert "skipped: no chromium" in text
+    assert "the query alone 0.10 s" in text
+    assert module.query_figures(tmp_path / "store")["query_alone_s"] > 0
