@@ -48,6 +48,7 @@ from spades_replay.corpus import (
     expand,
     is_corpus,
     is_gzip_name,
+    read_at,
     read_memory,
     read_task,
     sample_paths,
@@ -81,12 +82,16 @@ FILE, UPLOAD = "file", "upload"
 @dataclass(frozen=True, slots=True)
 class GameRef:
     """Where one valid game is: a file (or upload) by name, the line of a ``.jsonl`` corpus
-    (``None`` for a record file), and the digest of the whole file's bytes."""
+    (``None`` for a record file), and the digest of the whole file's bytes; in a store, also
+    the byte offset where the record starts, and the file's (size, modification time) when
+    it was ingested (while they hold, the digest is not taken again)."""
 
     origin: str
     name: str
     line: int | None
     digest: str
+    offset: int | None = None
+    stamp: tuple[int, int] | None = None
 
     @property
     def where(self) -> str:
@@ -112,9 +117,12 @@ class Loaded:
     invalid: tuple[RecordReport, ...]
     problems: tuple[Problem, ...]
     records: int
+    where: Callable[[int], GameRef] | None = None
 
     def ref(self, game: int) -> GameRef:
-        """Where game number ``game`` is."""
+        """Where game number ``game`` is (asked of the store when the data is one)."""
+        if self.where is not None:
+            return self.where(game)
         return self.refs[game]
 
 
@@ -292,6 +300,15 @@ def combine(parts: Sequence[Loaded], problems: Sequence[Problem] = ()) -> Loaded
     )
 
 
+def store_path(argv: Sequence[str], entry: str) -> str | None:
+    """The store the dashboard shows, when Streamlit gave this entry script
+    ``--store DIR`` (``streamlit run app.py -- --store DIR``); else ``None``."""
+    script = Path(entry).resolve()
+    if len(argv) == 3 and Path(argv[0]).resolve() == script and argv[1] == "--store":
+        return argv[2]
+    return None
+
+
 def data_paths(argv: Sequence[str], entry: str) -> tuple[str, ...]:
     """The paths the dashboard shows: the arguments Streamlit gave this entry script
     (``streamlit run app.py -- PATH...``); without any, the sample records of the
@@ -395,13 +412,27 @@ def _replayed(source: Source) -> Replay | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _replay_file(path: str, line: int | None, digest: str) -> Replay | None:
-    """The replay of the record at ``path`` (``line`` of a corpus); cached on its digest."""
+def _replay_file(
+    path: str,
+    line: int | None,
+    digest: str,
+    offset: int | None = None,
+    stamp: tuple[int, int] | None = None,
+) -> Replay | None:
+    """The replay of the record at ``path`` (``line`` of a corpus; read from byte ``offset``
+    when it is known, else found by reading the lines before it); cached on its digest.
+    ``None`` when the file changed since its digest was taken."""
     try:
+        if offset is not None:
+            stat = os.stat(path)
+            same = stamp == (stat.st_size, stat.st_mtime_ns)
+            if not same and _digest(path, stat.st_size, stat.st_mtime_ns) != digest:
+                return None
+            return _replayed(read_at(path, offset, line))
         for source in read_task(Task(0, path, is_corpus(Path(path)))):
             if source.line == line:
                 return _replayed(source)
-    except InputError:
+    except (InputError, OSError):
         return None
     return None
 
@@ -422,7 +453,7 @@ def replay_of(ref: GameRef, uploads: dict[str, Upload]) -> Replay | None:
     """The replay of one game, or ``None`` if its file changed or went away since it was
     read (or its upload is gone)."""
     if ref.origin == FILE:
-        return _replay_file(ref.name, ref.line, ref.digest)
+        return _replay_file(ref.name, ref.line, ref.digest, ref.offset, ref.stamp)
     upload = uploads.get(ref.digest)
     if upload is None:
         return None

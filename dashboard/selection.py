@@ -84,3 +84,19 @@ def game_labels(games: pl.DataFrame) -> list[str]:
             ended = f"unfinished, {scores} after {row['hands']} hand(s)"
         labels.append(f"{plain(row['game_id'], 60)} · {row['variant']} · {sides} · {ended}")
     return labels
+
+
+SEARCHED = ("game_id", "players", "player_keys", "source")
+"""The columns of ``games`` the game picker's search looks in."""
+
+
+def search(games: pl.DataFrame, text: str) -> pl.DataFrame:
+    """The games whose id, players or file contain ``text`` (case ignored; all for none)."""
+    wanted = text.strip().lower()
+    if not wanted:
+        return games
+    found = pl.lit(False)
+    for column in SEARCHED:
+        if column in games.columns:
+            found = found | pl.col(column).str.to_lowercase().str.contains(wanted, literal=True)
+    return games.filter(found.fill_null(False))

@@ -150,12 +150,17 @@ class Source:
     """The bytes of one line or file and where they came from (``line`` is 1-based within the
     task's range, ``None`` for a record file). Blank lines of a corpus are sources too (so
     that a reader can count lines); they hold no record. A line or file over the size limit
-    is ``oversize``: its bytes were skipped, never held in memory, and ``data`` is empty."""
+    is ``oversize``: its bytes were skipped, never held in memory, and ``data`` is empty.
+
+    ``offset`` is where the line starts in its file (0 for a record file): a byte offset in
+    the file, or for a ``.gz`` file in its decompressed stream. :func:`read_at` reads the
+    line back from it."""
 
     path: str
     line: int | None
     data: bytes
     oversize: bool = False
+    offset: int = 0
 
     @property
     def blank(self) -> bool:
@@ -272,6 +277,7 @@ def _read_stream(stream: BinaryIO, task: Task, cap: int) -> Iterator[Source]:
         position = task.start - 1 + _skip_line(stream)
     line = 0
     while task.end is None or position < task.end:
+        start = position
         raw = stream.readline(cap + 2)
         if not raw:
             break
@@ -281,9 +287,9 @@ def _read_stream(stream: BinaryIO, task: Task, cap: int) -> Iterator[Source]:
         if len(data) > cap:
             if not raw.endswith(b"\n"):
                 position += _skip_line(stream)
-            yield Source(task.path, line, b"", True)
+            yield Source(task.path, line, b"", True, start)
         else:
-            yield Source(task.path, line, data)
+            yield Source(task.path, line, data, False, start)
 
 
 def read_memory(
@@ -314,3 +320,34 @@ def read_memory(
             )
     task = Task(0, name, is_corpus(Path(name)))
     yield from _read_stream(io.BytesIO(data), task, limits.record_bytes)
+
+
+def read_at(
+    path: str, offset: int, line: int | None = None, limits: Limits = DEFAULT_LIMITS
+) -> Source:
+    """The record that starts at byte ``offset`` of ``path`` (a whole record file when
+    ``offset`` is 0 and ``path`` is not a corpus), as :func:`read_task` gave it, with
+    ``line``.
+
+    A plain file is read by seeking; a ``.gz`` file is decompressed up to ``offset`` (gzip
+    cannot seek), so reading late in a large compressed corpus costs a pass over what comes
+    before. Raises :class:`InputError` if the file cannot be read.
+    """
+    corpus = is_corpus(Path(path))
+    try:
+        with _open(path) as stream:
+            if corpus:
+                stream.seek(offset)
+                raw = stream.readline(limits.record_bytes + 2)
+                data = raw.rstrip(b"\r\n")
+            else:
+                data = stream.read(limits.record_bytes + 1)
+    except (gzip.BadGzipFile, zlib.error, EOFError) as error:
+        raise _io_problem(Code.IO_COMPRESSION, path, f"cannot decompress {path}: {error}") from None
+    except OSError as error:
+        raise _io_problem(
+            Code.IO_UNREADABLE, path, f"cannot read {path}: {error.strerror or error}"
+        ) from None
+    if len(data) > limits.record_bytes:
+        return Source(path, line, b"", True, offset)
+    return Source(path, line, data, False, offset)

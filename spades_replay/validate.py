@@ -234,13 +234,15 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class TaskResult:
-    """What one task found: its counts, the reports to show, and how many lines it read."""
+    """What one task found: its counts, the reports to show, and how many lines it read;
+    when asked, ``offsets``: the (line, byte offset) of every record read, in order."""
 
     index: int
     lines: int
     summary: Summary
     reports: tuple[RecordReport, ...]
     sink: Sink | None = None
+    offsets: tuple[tuple[int | None, int], ...] = ()
 
 
 def oversize_report(source: Source, limits: Limits) -> RecordReport:
@@ -276,15 +278,18 @@ def run_task(
     keep_valid: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     sink: Sink | None = None,
+    offsets: bool = False,
 ) -> TaskResult:
     """Validate every record of a task (a whole file or a range of a corpus), handing each
-    valid record with its figures to ``sink``.
+    valid record with its figures to ``sink``; with ``offsets``, note where each record
+    starts (:attr:`TaskResult.offsets`).
 
     Line numbers in the reports are relative to the task's range; :class:`CorpusValidation`
     makes them absolute.
     """
     summary = Summary(files=1 if task.start == 0 else 0, bytes=task.size)
     reports: list[RecordReport] = []
+    starts: list[tuple[int | None, int]] = []
     lines = 0
     source: Source
     try:
@@ -292,6 +297,8 @@ def run_task(
             lines += 1
             if source.blank:
                 continue
+            if offsets:
+                starts.append((source.line, source.offset))
             verified = None
             pretty = pretty_corpus_report(source) if task.corpus and task.start == 0 else None
             if pretty is not None:
@@ -309,7 +316,7 @@ def run_task(
                 reports.append(report)
     except InputError as error:
         summary.io_errors.append(error.problem)
-    return TaskResult(task.index, lines, summary, tuple(reports), sink)
+    return TaskResult(task.index, lines, summary, tuple(reports), sink, tuple(starts))
 
 
 @dataclass(frozen=True, slots=True)

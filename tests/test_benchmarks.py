@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from pathlib import Path
 from types import ModuleType
 
 from .conftest import FIXTURES, ROOT
@@ -48,3 +49,41 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     assert "| validate | four-player |" in text
     assert "| --jobs 2 >= 1.7 x --jobs 1 | 2.00 x" in text
     assert "| `spades-replay validate` of 1,600 mixed games >= 0.15 of orjson" in text
+
+
+def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "benchmarks" / "store.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_store"] = module
+    spec.loader.exec_module(module)
+    from spades_replay.store.ingest import ingest
+    from spades_replay.store.read import Store
+    from spades_replay.store.sql import run
+
+    ingest([FIXTURES / "corpus"], tmp_path / "store")
+    rows = run(Store.open(tmp_path / "store"), module.NIL_BY_PLAYER).rows
+    assert rows
+    results = {
+        "when": "now",
+        "machine": "test",
+        "games": 4000,
+        "ingest": {
+            "corpus_mb": 34.0,
+            "validate_s": 40.0,
+            "ingest_s": 45.0,
+            "ingest_ratio": 40 / 45,
+            "reingest_s": 0.5,
+            "reingest_share": 0.5 / 45,
+            "peak_corpus_mb": 1000.0,
+            "peak_mb": 120.0,
+        },
+        "query": {"query_s": 0.4, "query_alone_s": 0.1},
+        "browser": {"skipped": "no chromium"},
+    }
+    text = module.markdown(results)
+    assert "| ingest >= 0.8 x validate (--jobs 1) | 0.89 (40.0 s / 45.0 s) | yes |" in text
+    assert "skipped: no chromium" in text
+    assert "the query alone 0.10 s" in text
+    assert module.query_figures(tmp_path / "store")["query_alone_s"] > 0

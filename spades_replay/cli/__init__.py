@@ -17,7 +17,9 @@ from spades_replay.cli import (
     dashboard_cmd,
     export_cmd,
     import_cmd,
+    ingest_cmd,
     migrate_cmd,
+    query_cmd,
     replay_cmd,
     rescore_cmd,
     schema_cmd,
@@ -39,6 +41,8 @@ COMMANDS = (
     migrate_cmd,
     import_cmd,
     export_cmd,
+    ingest_cmd,
+    query_cmd,
 )
 
 

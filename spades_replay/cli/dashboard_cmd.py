@@ -4,12 +4,15 @@ The command checks its arguments, then replaces itself with ``python -m streamli
 entry script of the installed ``spades_replay.dashboard`` package: headless (it prints the
 address to open), bound to 127.0.0.1 unless told otherwise, without usage statistics and
 without the developer menu (no "Deploy" button).
-The paths reach the app as the script's arguments.
+PATHs are first read into a store kept in the user's cache directory (only new or changed
+files are read again, so the second opening is as fast as a store's); the app is given
+``--store DIR`` as the script's arguments.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import socket
 import sys
@@ -37,8 +40,10 @@ def register(commands: Any) -> None:
         description=(
             "Serve the dashboard on the records under the paths: step through replays, chart "
             "scores and bags, corpus stats, and validate uploads. Invalid records are reported "
-            "in it, never counted. It prints the address to open in a browser (it opens none "
-            "itself); Ctrl-C stops it."
+            "in it, never counted. The paths are first read into a store in the user's cache "
+            "directory (the next opening reads only new or changed files); --store DIR shows "
+            "a store made by `ingest`. It prints the address to open in a browser (it opens "
+            "none itself); Ctrl-C stops it."
         ),
         epilog=f"Needs the dashboard extra ({INSTALL}). Exit codes: 2 usage error (no such "
         "path, a missing extra), 130 interrupted; otherwise the server's own.",
@@ -49,6 +54,14 @@ def register(commands: Any) -> None:
         metavar="PATH",
         help="record, corpus or directory (default in a checkout: the sample records of "
         "fixtures/, all but fixtures/invalid)",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        help="show a store made by `ingest` instead of PATHs: opens at once, nothing replayed",
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="never show the progress bar of the reading"
     )
     parser.add_argument(
         "--port",
@@ -64,6 +77,52 @@ def register(commands: Any) -> None:
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for all)",
     )
     parser.set_defaults(run=run)
+
+
+def cache_store(paths: list[str]) -> Path:
+    """Where the store of ``paths`` is kept: under the user's cache directory
+    (``$XDG_CACHE_HOME``, else ``~/.cache``), ``spades-replay/stores/<key>``, the key a digest
+    of the resolved paths in order."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    named = "\0".join(str(Path(path).resolve()) for path in paths)
+    key = hashlib.sha256(named.encode()).hexdigest()[:20]
+    return Path(root) / "spades-replay" / "stores" / key
+
+
+def ingest_cache(paths: list[str], quiet: bool = False) -> str:
+    """Bring the cache store of ``paths`` up to date (reading only new or changed files,
+    under a progress bar) and return its directory."""
+    from rich.text import Text
+
+    from spades_replay.cli.common import console_for
+    from spades_replay.cli.progress import Bar
+    from spades_replay.store.ingest import ingest
+    from spades_replay.store.layout import StoreError
+
+    directory = cache_store(paths)
+    err = console_for(sys.stderr)
+    bar = Bar(
+        "reading records into the cache store",
+        counts="bytes",
+        out=console_for(sys.stdout),
+        err=err,
+        text_on_stdout=False,
+        enabled=not quiet,
+    )
+    try:
+        with bar:
+            report = ingest(paths, directory, wait=True, progress=bar.update)
+    except StoreError as error:
+        raise UsageError(f"{error} (the cache store of these paths: {directory})") from None
+    except OSError as error:
+        raise UsageError(f"cannot write the cache store {directory}: {error.strerror}") from None
+    err.print(
+        Text(
+            f"spades-replay: {report.games} game(s) ({report.read} file(s) read, "
+            f"{report.unchanged} unchanged) in the cache store {directory}"
+        )
+    )
+    return str(directory)
 
 
 def missing_extras() -> list[str]:
@@ -154,8 +213,19 @@ def run(arguments: argparse.Namespace) -> int:
     missing = missing_extras()
     if missing:
         raise UsageError(f"the dashboard needs {' and '.join(missing)}: {INSTALL}")
-    paths = data_paths(arguments.paths)
-    arguments.port = choose_port(arguments.address, arguments.port)
+    arguments.port = choose_port(arguments.address, arguments.port)  # before anything is read
+    if arguments.store is not None:
+        if arguments.paths:
+            raise UsageError("give PATHs or --store DIR, not both")
+        from spades_replay.store.layout import StoreError, open_manifest
+
+        try:
+            open_manifest(arguments.store)
+        except StoreError as error:
+            raise UsageError(str(error)) from None
+        paths = ["--store", arguments.store]
+    else:
+        paths = ["--store", ingest_cache(data_paths(arguments.paths), arguments.no_progress)]
     command = streamlit_command(arguments, paths)
     environment = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     host = "localhost" if arguments.address in ("0.0.0.0", "::") else arguments.address

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 
     from spades_replay.stats.collect import StatsCollection
     from spades_replay.stats.tables import Tables
+    from spades_replay.validate import Summary
 
 GROUPINGS = ("game", "player", "variant")
 FORMATS = ("table", "csv", "json", "parquet")
@@ -63,9 +64,15 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",
         metavar="PATH",
         help="record, corpus, directory, or - for standard input",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        help="read the tables of a store made by `ingest` instead of PATHs: the same output "
+        "as `stats` on the files it holds, without replaying them",
     )
     parser.add_argument(
         "--by", choices=GROUPINGS, default="player", help="what a row is (default player)"
@@ -196,7 +203,16 @@ def run(arguments: argparse.Namespace) -> int:
             enabled=not arguments.no_progress,
         )
 
-    from spades_replay.cli import stats_view
+    if arguments.store is not None:
+        if arguments.paths:
+            raise UsageError("give PATHs or --store DIR, not both")
+        if arguments.time_cap is not None:
+            raise UsageError(
+                "--time-cap applies when reading PATHs; a store was analysed by ingest"
+            )
+        return _from_store(arguments, out, err, columns)
+    if not arguments.paths:
+        raise UsageError("give the PATHs to read, or --store DIR")
     from spades_replay.stats.collect import StatsCollection
 
     reading = bar("reading", "bytes")
@@ -219,6 +235,50 @@ def run(arguments: argparse.Namespace) -> int:
         _report_capped(err, tables.seat_analysis, time_cap)
     else:
         tables = collection.tables()
+    return _write(arguments, out, err, tables, summary, columns)
+
+
+def _from_store(
+    arguments: argparse.Namespace, out: Console, err: Console, columns: list[str] | None
+) -> int:
+    """The metrics of the games of a store, as ``stats`` gives them on its files."""
+    from spades_replay.store.layout import StoreError
+    from spades_replay.store.read import Store
+
+    try:
+        store = Store.open(arguments.store)
+        if arguments.analysis and not store.analysis:
+            raise UsageError(
+                f"the store {arguments.store} holds no double-dummy analysis: ingest with "
+                "--analysis into a new store"
+            )
+        _report_invalid(err, store.invalid_reports())
+        summary = store.summary()
+        tables = store.tables(analysis=arguments.analysis)
+    except StoreError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot read the store {arguments.store}: {error}") from None
+    for problem in summary.io_errors:
+        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+    if tables.seat_analysis is not None:
+        time_cap = store.manifest.settings.get("time_cap") or 0
+        _report_capped(err, tables.seat_analysis, float(time_cap))
+    return _write(arguments, out, err, tables, summary, columns)
+
+
+def _write(
+    arguments: argparse.Namespace,
+    out: Console,
+    err: Console,
+    tables: Tables,
+    summary: Summary,
+    columns: list[str] | None,
+) -> int:
+    """Write the metrics of ``tables`` as asked (the table's ``columns``, ``None``: by
+    width), then the count line; the exit code."""
+    from spades_replay.cli import stats_view
+
     frame = stats_view.metrics(tables, arguments.by)
     if arguments.format == "table":
         capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
