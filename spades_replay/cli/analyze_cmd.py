@@ -24,10 +24,12 @@ from spades_replay.cli.common import (
     EXIT_OK,
     UsageError,
     add_game_arguments,
+    add_scheduler_option,
     console_for,
     load_game,
     pick_hands,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.cli.text import card_text
@@ -72,6 +74,7 @@ def register(commands: Any) -> None:
         metavar="SECONDS",
         help=f"stop analysing a hand after SECONDS (default {DEFAULT_TIME_CAP:g}; 0 = no cap)",
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.set_defaults(run=run)
 
@@ -266,10 +269,8 @@ def run(arguments: argparse.Namespace) -> int:
     results = []
     if not as_json:
         out.print(Text(f"Double-dummy analysis · {replayed.variant.value}", style="bold"))
-    with bar:
-        for analysis in analyze_hands(
-            hands, time_cap=time_cap, jobs=arguments.jobs, progress=bar.update
-        ):
+    with workers_of(arguments) as jobs, bar:
+        for analysis in analyze_hands(hands, time_cap=time_cap, jobs=jobs, progress=bar.update):
             if as_json:
                 results.append(analysis.to_dict())
             else:

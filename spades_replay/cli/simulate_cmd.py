@@ -9,7 +9,14 @@ from typing import Any
 from pydantic import ValidationError
 from rich.text import Text
 
-from spades_replay.cli.common import EXIT_OK, UsageError, console_for, stdout_console
+from spades_replay.cli.common import (
+    EXIT_OK,
+    UsageError,
+    add_scheduler_option,
+    console_for,
+    stdout_console,
+    workers_of,
+)
 from spades_replay.cli.progress import Bar
 from spades_replay.convert import RULE_FIELDS, rules_of
 from spades_replay.engine.rules import PRESETS
@@ -67,6 +74,7 @@ def register(commands: Any) -> None:
         metavar="OUT",
         help="FILE.jsonl, FILE.jsonl.gz, or a directory for one .json per game",
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.set_defaults(run=run)
 
@@ -132,8 +140,8 @@ def run(arguments: argparse.Namespace) -> int:
         total=arguments.games,
     )
     try:
-        with bar:
-            written = write_corpus(spec, arguments.output, jobs=arguments.jobs, progress=bar.update)
+        with workers_of(arguments) as jobs, bar:
+            written = write_corpus(spec, arguments.output, jobs=jobs, progress=bar.update)
     except OSError as error:
         raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
     out.print(

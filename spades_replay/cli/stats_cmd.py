@@ -23,12 +23,16 @@ from spades_replay.cli.common import (
     EXIT_USAGE,
     UsageError,
     add_limit_options,
+    add_scheduler_option,
     console_for,
     limits_of,
     print_problem,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.limits import Limits
+from spades_replay.parallel import Jobs
 from spades_replay.text import safe
 
 if TYPE_CHECKING:
@@ -89,6 +93,7 @@ def register(commands: Any) -> None:
         f"{DEFAULT_TIME_CAP:g}; 0 = no cap); capped hands are reported and left out of the "
         "tricks-lost counts",
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
@@ -126,7 +131,7 @@ def _report_capped(console: Console, seat_analysis: pl.DataFrame, time_cap: floa
     )
 
 
-def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, jobs: int) -> Tables:
+def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, jobs: Jobs) -> Tables:
     """The collection's tables with the analysis of every complete hand, under ``bar``."""
     with bar:
         return collection.analysed(time_cap=time_cap, jobs=jobs, progress=bar.update)
@@ -141,6 +146,12 @@ def run(arguments: argparse.Namespace) -> int:
     time_cap = DEFAULT_TIME_CAP if arguments.time_cap is None else arguments.time_cap
     if not time_cap >= 0:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
+    limits = limits_of(arguments)
+    with workers_of(arguments) as jobs:
+        return _run(arguments, jobs, limits, time_cap)
+
+
+def _run(arguments: argparse.Namespace, jobs: Jobs, limits: Limits, time_cap: float) -> int:
     out = stdout_console()
     err = console_for(sys.stderr)
 
@@ -160,9 +171,9 @@ def run(arguments: argparse.Namespace) -> int:
     reading = bar("reading", "bytes")
     collection = StatsCollection(
         arguments.paths,
-        jobs=arguments.jobs,
+        jobs=jobs,
         progress=reading.update,
-        limits=limits_of(arguments),
+        limits=limits,
         keep_hands=arguments.analysis,
     )
     with reading:
@@ -172,7 +183,7 @@ def run(arguments: argparse.Namespace) -> int:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     if arguments.analysis:
         analysing = bar("analysing hands", "items")
-        tables = _analysed(collection, analysing, time_cap or None, arguments.jobs)
+        tables = _analysed(collection, analysing, time_cap or None, jobs)
         assert tables.seat_analysis is not None
         _report_capped(err, tables.seat_analysis, time_cap)
     else:
