@@ -224,6 +224,11 @@ def test_the_analysis_spreads_hands_and_gives_the_same_bytes(
     )
     assert code == 0
     assert b"tricks_lost" in out
+    code, out = same_as_jobs_1(
+        capfdbinary, scheduler, "analyze", str(corpus), "--all", "--format", "json"
+    )
+    assert code == 0
+    assert out.count(b"\n") == 2
 
 
 @pytest.mark.cluster

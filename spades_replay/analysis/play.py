@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,7 +259,7 @@ def analyze_hands(
     time_cap: float | None = None,
     jobs: Jobs = 1,
     progress: Progress | None = None,
-) -> Iterator[HandAnalysis]:
+) -> Generator[HandAnalysis, None, None]:
     """Analyse hands in order, on ``jobs`` worker processes (0: one per core); the results
     are the same whatever ``jobs`` is, but for the time each hand took."""
     work = [_job_of(hand) for hand in hands]
