@@ -107,6 +107,18 @@ def test_an_unreachable_scheduler_is_named_and_exits_2(
     assert time.monotonic() - start < 30
 
 
+@pytest.mark.cluster
+def test_a_scheduler_without_workers_says_so() -> None:
+    empty = distributed.LocalCluster(
+        n_workers=0, dashboard_address=None, silence_logs=logging.ERROR, processes=False
+    )
+    try:
+        with pytest.raises(ClusterError, match="has no worker"):
+            open_cluster(empty.scheduler_address, timeout=1)
+    finally:
+        empty.close()
+
+
 def _python(code: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120
@@ -213,10 +225,7 @@ def test_stats_files_are_the_same(
 def test_the_analysis_spreads_hands_and_gives_the_same_bytes(
     capfdbinary: pytest.CaptureFixture[bytes], scheduler: str, tmp_path: Path
 ) -> None:
-    same_as_jobs_1(capfdbinary, scheduler, "analyze", str(TWO_PLAYER), "--game", "2")
-    same_as_jobs_1(
-        capfdbinary, scheduler, "analyze", str(TWO_PLAYER), "--game", "3", "--format", "json"
-    )
+    same_as_jobs_1(capfdbinary, scheduler, "analyze", str(TWO_PLAYER), "--game", "2", "--hand", "3")
     corpus = tmp_path / "two-games.jsonl"
     corpus.write_bytes(b"".join(TWO_PLAYER.read_bytes().splitlines(keepends=True)[:2]))
     code, out = same_as_jobs_1(
@@ -251,7 +260,8 @@ def test_simulate_same_seed_same_bytes(
 
 @pytest.mark.cluster
 def test_local_n_starts_a_cluster_for_the_run() -> None:
-    command = [sys.executable, "-m", "spades_replay", "validate", str(CORPUS), "--format", "json"]
+    command = [sys.executable, "-m", "spades_replay", "validate", str(TWO_PLAYER), "--format"]
+    command.append("json")
     local = subprocess.run([*command, "--jobs", "1"], capture_output=True, timeout=120)
     clustered = subprocess.run(
         [*command, "--scheduler", "local:2"], capture_output=True, timeout=120
@@ -294,7 +304,7 @@ def test_ctrl_c_cancels_the_work_and_writes_nothing(scheduler: str, tmp_path: Pa
 @pytest.mark.cluster
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path, cluster: Cluster) -> None:
     corpus = tmp_path / "corpus.jsonl"
-    write_corpus(CorpusSpec(Variant.TWO_PLAYER, 120, 3), corpus)
+    write_corpus(CorpusSpec(Variant.TWO_PLAYER, 60, 3), corpus)
     expected = list(CorpusValidation([corpus], keep_valid=True, chunk_bytes=8192))
     pids: dict[str, int] = cluster.client.run(os.getpid)
     victim = sorted(pids)[0]
@@ -311,6 +321,6 @@ def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path, cluster: Cluster)
     got = list(validation)
     assert killed
     assert [report.to_dict() for report in got] == [report.to_dict() for report in expected]
-    assert validation.summary.valid == 120
+    assert validation.summary.valid == 60
     # the worker's process died and its nanny started a new one
     assert pids[victim] not in cluster.client.run(os.getpid).values()
