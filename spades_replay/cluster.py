@@ -15,6 +15,7 @@ read, as the client does (docs/scale.md).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import time
@@ -73,10 +74,17 @@ class Cluster:
     """A connection to a Dask scheduler, and the ``LocalCluster`` behind it when the run
     started one. Use it as a context manager: leaving it closes what it opened."""
 
-    def __init__(self, client: Client, address: str, local: LocalCluster | None = None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        address: str,
+        local: LocalCluster | None = None,
+        settings: contextlib.AbstractContextManager[Any] | None = None,
+    ) -> None:
         self.client = client
         self.address = address
         self._local = local
+        self._settings = settings
         self._threads = 0
         self._asked = 0.0
 
@@ -96,6 +104,8 @@ class Cluster:
         self.client.close()
         if self._local is not None:
             self._local.close()
+        if self._settings is not None:
+            self._settings.__exit__(None, None, None)
 
     def threads(self) -> int:
         """The worker threads of the cluster now (asked at most every few seconds)."""
@@ -154,26 +164,34 @@ def open_cluster(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Cluster:
     seconds."""
     target = parse_address(address)
     try:
+        import dask
         from distributed import Client, LocalCluster
     except ImportError:
         raise ClusterError(f"--scheduler needs Dask: {INSTALL_HINT}") from None
     if isinstance(target, int):
-        # the worker processes never see Ctrl-C: the command alone takes it and cancels
-        with sigint_shielded():
-            local = LocalCluster(
-                n_workers=target,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=None,
-                memory_limit=0,
-                silence_logs=logging.ERROR,
-            )
+        # Worker processes forked from a fork server (which has Dask loaded) stop in a tenth
+        # of a second where spawned ones take two: the setting holds while the cluster lives,
+        # so that a worker started again after a crash comes from the same place.
+        settings = dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"})
+        # the worker processes (and the fork server) never see Ctrl-C: the command alone
+        # takes it and cancels the work
+        local = None
         try:
-            client = Client(local)
+            with sigint_shielded():
+                local = LocalCluster(
+                    n_workers=target,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    memory_limit=0,
+                    silence_logs=logging.ERROR,
+                )
+            return Cluster(Client(local), f"local:{target}", local, settings)
         except BaseException:
-            local.close()
+            if local is not None:
+                local.close()
+            settings.__exit__(None, None, None)
             raise
-        return Cluster(client, f"local:{target}", local)
     try:
         client = Client(target, timeout=timeout)
     except (OSError, ValueError) as error:
