@@ -13,14 +13,16 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from spades_replay.cli import main
 from spades_replay.cluster import Cluster, ClusterError, open_cluster, parse_address
 from spades_replay.engine.seats import Variant
+from spades_replay.parallel import ordered_map, workers
 from spades_replay.simulate import CorpusSpec, write_corpus
 from spades_replay.validate import CorpusValidation
 from tests.conftest import FIXTURES, ROOT
@@ -82,6 +84,30 @@ def test_addresses_are_parsed() -> None:
     for bad in ("local:0", "local:x", "", "tcp://a b"):
         with pytest.raises(ClusterError, match="--scheduler"):
             parse_address(bad)
+
+
+class Recorder:
+    """An executor that runs the work here and notes how it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
+    def ordered_map(
+        self, function: Callable[[Any], Any], items: Iterable[Any], *, chunksize: int = 1
+    ) -> Generator[Any, None, None]:
+        self.asked.append(chunksize)
+        yield from map(function, items)
+
+
+def test_an_executor_takes_the_place_of_jobs() -> None:
+    assert workers(3) == 3
+    assert workers(0) == (os.cpu_count() or 1)
+    assert workers(4, 2) == 2
+    assert workers(4, 0) == 1
+    executor = Recorder()
+    assert workers(executor, 1) is executor
+    assert list(ordered_map(abs, [-1, 2, -3], executor, chunksize=8)) == [1, 2, 3]
+    assert executor.asked == [8]
 
 
 def test_jobs_and_scheduler_exclude_each_other(capfdbinary: pytest.CaptureFixture[bytes]) -> None:
