@@ -122,6 +122,7 @@ class Cluster:
         items, results in input order. A batch lost with its worker is run again elsewhere
         (Dask does it); closing the generator cancels the batches in flight."""
         from distributed import CancelledError, KilledWorker
+        from distributed.comm.core import CommClosedError
 
         batches = _batched(items, max(chunksize, 1))
         pending: deque[Future[list[Result]]] = deque()
@@ -144,7 +145,7 @@ class Cluster:
             raise ClusterError(
                 f"the Dask cluster at {self.address} lost the work: {error}"
             ) from None
-        except OSError as error:
+        except CommClosedError as error:
             raise ClusterError(f"lost the Dask scheduler at {self.address}: {error}") from None
         finally:
             if pending:

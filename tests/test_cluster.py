@@ -328,6 +328,28 @@ def test_ctrl_c_cancels_the_work_and_writes_nothing(scheduler: str, tmp_path: Pa
 
 
 @pytest.mark.cluster
+def test_work_that_kills_its_workers_is_given_up_with_a_clear_error() -> None:
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        lone = distributed.LocalCluster(
+            n_workers=1,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
+    try:
+        with (
+            open_cluster(lone.scheduler_address) as opened,
+            pytest.raises(ClusterError, match="lost the work"),
+        ):
+            list(opened.ordered_map(os._exit, [3]))
+    finally:
+        lone.close()
+
+
+@pytest.mark.cluster
 def test_a_worker_killed_mid_run_loses_nothing(tmp_path: Path, cluster: Cluster) -> None:
     corpus = tmp_path / "corpus.jsonl"
     write_corpus(CorpusSpec(Variant.TWO_PLAYER, 60, 3), corpus)
