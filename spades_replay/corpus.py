@@ -69,13 +69,16 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
 @dataclass(frozen=True, slots=True)
 class Task:
     """A unit of reading work: a whole file, or the byte range ``[start, end)`` of a plain
-    corpus. ``index`` orders the tasks of one run."""
+    corpus. ``index`` orders the tasks of one run. ``path`` is the name reports give the file
+    (as the user gave it); ``location``, when set, is where to open it: an absolute path, so
+    that a worker on a cluster, whatever its working directory, reads the same file."""
 
     index: int
     path: str
     corpus: bool
     start: int = 0
     end: int | None = None
+    location: str | None = None
 
     @property
     def size(self) -> int:
@@ -83,23 +86,25 @@ class Task:
         if self.end is not None:
             return self.end - self.start
         try:
-            return os.path.getsize(self.path)
+            return os.path.getsize(self.location or self.path)
         except OSError:
             return 0
 
 
 def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
-    """Cut ``files`` into tasks: plain corpora larger than ``chunk_bytes`` into ranges."""
+    """Cut ``files`` into tasks: plain corpora larger than ``chunk_bytes`` into ranges. Each
+    task is located by its absolute path."""
     tasks: list[Task] = []
     for path in files:
         corpus = is_corpus(path)
         size = path.stat().st_size if path.exists() else 0
+        location = os.path.abspath(path)
         if corpus and path.suffix.lower() != ".gz" and size > chunk_bytes:
             for start in range(0, size, chunk_bytes):
                 end = min(start + chunk_bytes, size)
-                tasks.append(Task(len(tasks), str(path), True, start, end))
+                tasks.append(Task(len(tasks), str(path), True, start, end, location))
         else:
-            tasks.append(Task(len(tasks), str(path), corpus))
+            tasks.append(Task(len(tasks), str(path), corpus, location=location))
     return tasks
 
 
@@ -155,7 +160,7 @@ def _skip_line(stream: BinaryIO) -> int:
 
 
 def _read(task: Task, cap: int) -> Iterator[Source]:
-    with _open(task.path) as stream:
+    with _open(task.location or task.path) as stream:
         if not task.corpus:
             data = stream.read(cap + 1)
             yield (

@@ -34,16 +34,22 @@ TWO_PLAYER = CORPUS / "two-player.jsonl"
 
 
 @pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
-    """The address of a LocalCluster of two worker processes (one thread each)."""
-    cluster = distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=None,
-        memory_limit=0,
-        silence_logs=logging.ERROR,
-    )
+def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The address of a LocalCluster of two worker processes (one thread each), started in
+    a directory of their own, as workers on other machines would be."""
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("workers"))
+    try:
+        cluster = distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            memory_limit=0,
+            silence_logs=logging.ERROR,
+        )
+    finally:
+        os.chdir(here)
     try:
         yield cluster.scheduler_address
     finally:
@@ -194,6 +200,23 @@ def test_validate_gives_the_same_bytes(
     )
     assert code == 1
     assert out.count(b"\n") > 100
+
+
+@pytest.mark.cluster
+def test_relative_paths_are_read_by_workers_elsewhere(
+    capfdbinary: pytest.CaptureFixture[bytes], scheduler: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    code, out = same_as_jobs_1(
+        capfdbinary, scheduler, "validate", "fixtures/corpus", "fixtures/two-player"
+    )
+    assert code == 0
+    assert b"fixtures/corpus/two-player.jsonl" not in out  # every record valid, none listed
+    code, out = same_as_jobs_1(
+        capfdbinary, scheduler, "validate", "fixtures/invalid", "--format", "json"
+    )
+    assert code == 1
+    assert b'"source":"fixtures/invalid/' in out
 
 
 @pytest.mark.cluster
