@@ -86,7 +86,7 @@ class Cluster:
         self._local = local
         self._settings = settings
         self._threads = 0
-        self._asked = 0.0
+        self._asked = float("-inf")
 
     def __enter__(self) -> Cluster:
         return self
@@ -148,8 +148,10 @@ class Cluster:
         except CommClosedError as error:
             raise ClusterError(f"lost the Dask scheduler at {self.address}: {error}") from None
         finally:
+            # (a scheduler already lost has nothing left to cancel)
             if pending:
-                self.client.cancel(list(pending))
+                with contextlib.suppress(OSError):
+                    self.client.cancel(list(pending))
 
 
 def _batched(items: Iterable[Item], size: int) -> Iterator[list[Item]]:
