@@ -185,7 +185,9 @@ def open_cluster(address: str, *, timeout: float = CONNECT_TIMEOUT) -> Cluster:
                     n_workers=target,
                     threads_per_worker=1,
                     processes=True,
-                    dashboard_address=None,
+                    # the scheduler's web server on a free port: 8787, Dask's default,
+                    # may be another cluster's
+                    dashboard_address=":0",
                     memory_limit=0,
                     silence_logs=logging.ERROR,
                 )

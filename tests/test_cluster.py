@@ -44,7 +44,7 @@ def scheduler(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             memory_limit=0,
             silence_logs=logging.ERROR,
         )
@@ -142,7 +142,7 @@ def test_an_unreachable_scheduler_is_named_and_exits_2(
 @pytest.mark.cluster
 def test_a_scheduler_without_workers_says_so() -> None:
     empty = distributed.LocalCluster(
-        n_workers=0, dashboard_address=None, silence_logs=logging.ERROR, processes=False
+        n_workers=0, dashboard_address=":0", silence_logs=logging.ERROR, processes=False
     )
     try:
         with pytest.raises(ClusterError, match="has no worker"):
@@ -359,7 +359,7 @@ def test_work_that_kills_its_workers_is_given_up_with_a_clear_error() -> None:
             n_workers=1,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",
             silence_logs=logging.CRITICAL,
         )
     try:
