@@ -100,13 +100,16 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
 @dataclass(frozen=True, slots=True)
 class Task:
     """A unit of reading work: a whole file, or the byte range ``[start, end)`` of a plain
-    corpus. ``index`` orders the tasks of one run."""
+    corpus. ``index`` orders the tasks of one run. ``path`` is the name reports give the file
+    (as the user gave it); ``location``, when set, is where to open it: an absolute path, so
+    that a worker on a cluster, whatever its working directory, reads the same file."""
 
     index: int
     path: str
     corpus: bool
     start: int = 0
     end: int | None = None
+    location: str | None = None
 
     @property
     def stdin(self) -> bool:
@@ -122,13 +125,14 @@ class Task:
         if self.end is not None:
             return self.end - self.start
         try:
-            return os.path.getsize(self.path)
+            return os.path.getsize(self.location or self.path)
         except OSError:
             return 0
 
 
 def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
-    """Cut ``files`` into tasks: plain corpora larger than ``chunk_bytes`` into ranges."""
+    """Cut ``files`` into tasks: plain corpora larger than ``chunk_bytes`` into ranges. Each
+    task is located by its absolute path."""
     tasks: list[Task] = []
     for path in files:
         if str(path) == STDIN:
@@ -136,12 +140,13 @@ def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
             continue
         corpus = is_corpus(path)
         size = path.stat().st_size if path.exists() else 0
+        location = os.path.abspath(path)
         if corpus and not is_gzip_name(path.name) and size > chunk_bytes:
             for start in range(0, size, chunk_bytes):
                 end = min(start + chunk_bytes, size)
-                tasks.append(Task(len(tasks), str(path), True, start, end))
+                tasks.append(Task(len(tasks), str(path), True, start, end, location))
         else:
-            tasks.append(Task(len(tasks), str(path), corpus))
+            tasks.append(Task(len(tasks), str(path), corpus, location=location))
     return tasks
 
 
@@ -258,7 +263,7 @@ def _read(task: Task, cap: int) -> Iterator[Source]:
     if task.stdin:
         yield from _read_stdin(cap)
         return
-    with _open(task.path) as stream:
+    with _open(task.location or task.path) as stream:
         yield from _read_stream(stream, task, cap)
 
 

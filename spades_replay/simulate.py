@@ -29,7 +29,7 @@ from spades_replay.engine.cards import DECK
 from spades_replay.engine.rules import STANDARD, Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.parallel import ordered_map
+from spades_replay.parallel import Jobs, ordered_map, workers
 from spades_replay.record import models
 from spades_replay.record.io import dumps
 from spades_replay.recorder import Recorder
@@ -162,12 +162,12 @@ def _game_bytes(job: tuple[CorpusSpec, int]) -> bytes:
     return dumps(record)
 
 
-def simulate_corpus(spec: CorpusSpec, *, jobs: int = 1) -> Generator[bytes, None, None]:
-    """The games of a corpus as compact JSON, in order, on ``jobs`` processes."""
+def simulate_corpus(spec: CorpusSpec, *, jobs: Jobs = 1) -> Generator[bytes, None, None]:
+    """The games of a corpus as compact JSON, in order, on ``jobs`` processes (or a
+    cluster)."""
     work = ((spec, index) for index in range(spec.games))
-    workers = jobs if jobs > 0 else os.cpu_count() or 1
     yield from ordered_map(
-        _game_bytes, work, workers, preload=["spades_replay.simulate"], chunksize=8
+        _game_bytes, work, workers(jobs), preload=["spades_replay.simulate"], chunksize=8
     )
 
 
@@ -190,7 +190,7 @@ def write_corpus(
     spec: CorpusSpec,
     output: str | os.PathLike[str],
     *,
-    jobs: int = 1,
+    jobs: Jobs = 1,
     progress: Callable[[int], None] | None = None,
     tally: Tally | None = None,
 ) -> int:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple, Protocol
 from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task
 from spades_replay.errors import Code, FormatError, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.parallel import ordered_map
+from spades_replay.parallel import Jobs, ordered_map, workers
 from spades_replay.record.io import loads
 from spades_replay.record.models import AnyRecord
 from spades_replay.replay import Replay, check, figures_of
@@ -338,8 +338,9 @@ class CorpusValidation:
 
     Iteration yields the report of every invalid record (and of valid ones too when
     ``keep_valid``), in input order, with absolute ``.jsonl`` line numbers, whatever ``jobs``
-    is. ``jobs`` is the number of worker processes (1: none; 0: one per core); plain corpora
-    are cut into ranges of ``chunk_bytes`` for them.
+    is. ``jobs`` is the number of worker processes (1: none; 0: one per core), or a cluster
+    (:class:`~spades_replay.parallel.Executor`); plain corpora are cut into ranges of
+    ``chunk_bytes`` for them.
 
     With ``sink``, each task (in its worker) hands every valid record (:class:`Verified`) to a sink
     made by ``sink()``; the filled sinks reach ``on_sink`` in the main process, in input
@@ -351,7 +352,7 @@ class CorpusValidation:
         self,
         paths: Iterable[str | os.PathLike[str]],
         *,
-        jobs: int = 1,
+        jobs: Jobs = 1,
         keep_valid: bool = False,
         progress: Progress | None = None,
         limits: Limits = DEFAULT_LIMITS,
@@ -362,7 +363,7 @@ class CorpusValidation:
         self.summary = Summary()
         self._chunk_bytes = chunk_bytes
         self._paths = list(paths)
-        self._jobs = jobs if jobs > 0 else os.cpu_count() or 1
+        self._jobs = workers(jobs)
         self._worker = _Worker(keep_valid, limits, sink)
         self._on_sink = on_sink
         self._progress = progress
@@ -378,7 +379,7 @@ class CorpusValidation:
 
     def _results(self, tasks: list[Task]) -> Generator[TaskResult, None, None]:
         # standard input can only be read here, in the main process
-        jobs = 1 if len(tasks) < 2 or any(task.stdin for task in tasks) else self._jobs
+        jobs = 1 if any(task.stdin for task in tasks) else workers(self._jobs, len(tasks))
         yield from ordered_map(self._worker, tasks, jobs, preload=["spades_replay.validate"])
 
     def __iter__(self) -> Iterator[RecordReport]:

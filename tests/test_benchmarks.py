@@ -87,3 +87,34 @@ def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -
     assert "skipped: no chromium" in text
     assert "the query alone 0.10 s" in text
     assert module.query_figures(tmp_path / "store")["query_alone_s"] > 0
+
+
+def test_the_cluster_report_renders() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import scale
+
+    results = {
+        "validate": {
+            "corpus_mb": 1000.0,
+            "games": 100_000,
+            "partitions": 120,
+            "jobs_2_seconds": 80.0,
+            "cluster_seconds": 84.0,
+            "ratio": 80.0 / 84.0,
+            "mb_per_second_per_worker": 6.0,
+            "games_per_second_per_worker": 600.0,
+        },
+        "overhead": {
+            "analysis": {"hands": 4, "seconds": 40.0, "hands_per_hour_per_worker": 180.0},
+            "start_seconds": 3.0,
+            "stop_seconds": 1.0,
+            "tasks": 500,
+            "cluster_ms_per_task": 10.0,
+            "pool_ms_per_task": 3.0,
+        },
+    }
+    text = scale.markdown(results)
+    assert "| 0.95 x (80.0 s / 84.0 s): met |" in text
+    assert "| per-partition scheduling overhead | 10.00 ms" in text
+    assert "0.71% of an 8 MB partition's 1.40 s" in text
+    assert "| 180 an hour |" in text

@@ -33,9 +33,8 @@ True
 from __future__ import annotations
 
 import contextlib
-import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,7 +42,7 @@ from spades_replay.analysis.solver import Position, SearchTimeoutError, Solver, 
 from spades_replay.engine.cards import CARD_NAMES, Card, cards_of
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.parallel import ordered_map
+from spades_replay.parallel import Jobs, ordered_map, workers
 from spades_replay.replay import HandReplay, Replay
 
 __all__ = [
@@ -258,15 +257,17 @@ def analyze_hands(
     hands: Iterable[HandReplay],
     *,
     time_cap: float | None = None,
-    jobs: int = 1,
+    jobs: Jobs = 1,
     progress: Progress | None = None,
-) -> Iterator[HandAnalysis]:
+) -> Generator[HandAnalysis, None, None]:
     """Analyse hands in order, on ``jobs`` worker processes (0: one per core); the results
     are the same whatever ``jobs`` is, but for the time each hand took."""
     work = [_job_of(hand) for hand in hands]
-    workers = min(jobs if jobs > 0 else os.cpu_count() or 1, max(len(work), 1))
     results = ordered_map(
-        _Analyze(time_cap), work, workers, preload=["spades_replay.analysis.play"]
+        _Analyze(time_cap),
+        work,
+        workers(jobs, len(work)),
+        preload=["spades_replay.analysis.play"],
     )
     with contextlib.closing(results):
         yield from _counted(results, len(work), progress)
@@ -298,7 +299,7 @@ def analyze_replay(
     *,
     hand: int | None = None,
     time_cap: float | None = None,
-    jobs: int = 1,
+    jobs: Jobs = 1,
     progress: Progress | None = None,
 ) -> tuple[HandAnalysis, ...]:
     """Analyse every hand of a replayed game, or only hand number ``hand`` (1-based;

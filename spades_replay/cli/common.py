@@ -1,11 +1,13 @@
 """What the commands share: exit codes, consoles, usage errors, the input limit options, how a
-problem is printed, and picking, checking and reporting one game of a file."""
+problem is printed, picking, checking and reporting one game of a file, and where the work
+runs (``--jobs`` or ``--scheduler``)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -16,6 +18,7 @@ from spades_replay.corpus import STDIN, STDIN_NAME, Source, Task, is_corpus, rea
 from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.parallel import Jobs
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.text import safe
 from spades_replay.validate import check_bytes, pretty_corpus_report
@@ -273,3 +276,34 @@ def load_game(path: str, game: str | None, console: Console) -> Replay | None:
     for problem in report.problems:
         print_problem(console, problem)
     return None
+
+
+def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler ADDRESS``: run the command's work on a Dask cluster (docs/scale.md)."""
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on a Dask cluster instead of --jobs: tcp://HOST:PORT of a running "
+        "scheduler, or local / local:N to start N worker processes for the run; the same "
+        "output as --jobs (needs spades-replay[cluster]; see docs/scale.md)",
+    )
+
+
+@contextlib.contextmanager
+def workers_of(arguments: argparse.Namespace) -> Iterator[Jobs]:
+    """Where the command's work runs: ``--jobs`` worker processes, or the Dask cluster that
+    ``--scheduler`` names, opened for the block and closed after it. Cluster failures
+    (Dask missing, a scheduler out of reach, work lost) become usage errors, exit 2."""
+    address: str | None = getattr(arguments, "scheduler", None)
+    if address is None:
+        yield arguments.jobs
+        return
+    if arguments.jobs != 1:
+        raise UsageError("--jobs and --scheduler exclude each other: the cluster has the workers")
+    from spades_replay.cluster import ClusterError, open_cluster
+
+    try:
+        with open_cluster(address) as cluster:
+            yield cluster
+    except ClusterError as error:
+        raise UsageError(safe(str(error), 1000)) from None

@@ -16,9 +16,12 @@ from spades_replay.cli.common import (
     EXIT_USAGE,
     UsageError,
     add_limit_options,
+    add_scheduler_option,
     console_for,
+    jobs_count,
     limits_of,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.text import safe
@@ -45,8 +48,14 @@ def register(commands: Any) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
     parser.add_argument("--store", required=True, metavar="DIR", help="the store to write")
     parser.add_argument(
-        "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: per core)"
+        "-j",
+        "--jobs",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="worker processes (0: per core)",
     )
+    add_scheduler_option(parser)
     parser.add_argument(
         "--analysis",
         action="store_true",
@@ -106,12 +115,12 @@ def run(arguments: argparse.Namespace) -> int:
         )
 
     try:
-        with bar:
+        with workers_of(arguments) as jobs, bar:
             report = ingest(
                 arguments.paths,
                 arguments.store,
                 settings=settings,
-                jobs=arguments.jobs,
+                jobs=jobs,
                 prune=arguments.prune,
                 wait=arguments.wait,
                 progress=bar.update,

@@ -12,10 +12,12 @@ from rich.text import Text
 from spades_replay.cli.common import (
     EXIT_OK,
     UsageError,
+    add_scheduler_option,
     console_for,
     jobs_count,
     rule_setting,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.convert import RULE_FIELDS, rules_of
@@ -80,6 +82,7 @@ def register(commands: Any) -> None:
         metavar="OUT",
         help="FILE.jsonl, FILE.jsonl.gz, or a directory for one .json per game",
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.set_defaults(run=run)
 
@@ -130,10 +133,8 @@ def run(arguments: argparse.Namespace) -> int:
     )
     tally = Tally()
     try:
-        with bar:
-            write_corpus(
-                spec, arguments.output, jobs=arguments.jobs, progress=bar.update, tally=tally
-            )
+        with workers_of(arguments) as jobs, bar:
+            write_corpus(spec, arguments.output, jobs=jobs, progress=bar.update, tally=tally)
     except ValueError as error:
         raise UsageError(safe(str(error), 1000)) from None
     except OSError as error:

@@ -24,6 +24,7 @@ from spades_replay.cli.common import (
     EXIT_USAGE,
     UsageError,
     add_limit_options,
+    add_scheduler_option,
     console_for,
     jobs_count,
     limits_of,
@@ -31,8 +32,11 @@ from spades_replay.cli.common import (
     output_format,
     print_problem,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.limits import Limits
+from spades_replay.parallel import Jobs
 from spades_replay.text import safe
 
 if TYPE_CHECKING:
@@ -117,6 +121,7 @@ def register(commands: Any) -> None:
         help="the table's columns, by their headers, comma-separated (default: those that fit "
         "the width, key ones first); csv, json and parquet carry every column",
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
@@ -154,7 +159,7 @@ def _report_capped(console: Console, seat_analysis: pl.DataFrame, time_cap: floa
     )
 
 
-def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, jobs: int) -> Tables:
+def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, jobs: Jobs) -> Tables:
     """The collection's tables with the analysis of every complete hand, under ``bar``."""
     with bar:
         return collection.analysed(time_cap=time_cap, jobs=jobs, progress=bar.update)
@@ -192,6 +197,33 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
     out = stdout_console()
     err = console_for(sys.stderr)
+    if arguments.store is not None:
+        if arguments.paths:
+            raise UsageError("give PATHs or --store DIR, not both")
+        if arguments.time_cap is not None or arguments.scheduler is not None:
+            raise UsageError(
+                "--time-cap and --scheduler apply when reading PATHs; a store was read (and "
+                "analysed) by ingest"
+            )
+        return _from_store(arguments, out, err, columns)
+    if not arguments.paths:
+        raise UsageError("give the PATHs to read, or --store DIR")
+    limits = limits_of(arguments)
+    with workers_of(arguments) as jobs:
+        tables, summary = _read(arguments, out, err, jobs, limits, time_cap)
+    return _write(arguments, out, err, tables, summary, columns)
+
+
+def _read(
+    arguments: argparse.Namespace,
+    out: Console,
+    err: Console,
+    jobs: Jobs,
+    limits: Limits,
+    time_cap: float,
+) -> tuple[Tables, Summary]:
+    """The tables and summary of the records under the paths, read (and analysed) by
+    ``jobs``, under progress bars; invalid records reported on ``err``."""
 
     def bar(description: str, counts: Literal["bytes", "items"]) -> Bar:
         return Bar(
@@ -203,24 +235,14 @@ def run(arguments: argparse.Namespace) -> int:
             enabled=not arguments.no_progress,
         )
 
-    if arguments.store is not None:
-        if arguments.paths:
-            raise UsageError("give PATHs or --store DIR, not both")
-        if arguments.time_cap is not None:
-            raise UsageError(
-                "--time-cap applies when reading PATHs; a store was analysed by ingest"
-            )
-        return _from_store(arguments, out, err, columns)
-    if not arguments.paths:
-        raise UsageError("give the PATHs to read, or --store DIR")
     from spades_replay.stats.collect import StatsCollection
 
     reading = bar("reading", "bytes")
     collection = StatsCollection(
         arguments.paths,
-        jobs=arguments.jobs,
+        jobs=jobs,
         progress=reading.update,
-        limits=limits_of(arguments),
+        limits=limits,
         keep_hands=arguments.analysis,
     )
     with reading:
@@ -230,12 +252,12 @@ def run(arguments: argparse.Namespace) -> int:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     if arguments.analysis:
         analysing = bar("analysing hands", "items")
-        tables = _analysed(collection, analysing, time_cap or None, arguments.jobs)
+        tables = _analysed(collection, analysing, time_cap or None, jobs)
         assert tables.seat_analysis is not None
         _report_capped(err, tables.seat_analysis, time_cap)
     else:
         tables = collection.tables()
-    return _write(arguments, out, err, tables, summary, columns)
+    return tables, summary
 
 
 def _from_store(

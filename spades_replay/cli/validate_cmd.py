@@ -16,12 +16,14 @@ from spades_replay.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     add_limit_options,
+    add_scheduler_option,
     console_for,
     jobs_count,
     limits_of,
     no_records_message,
     print_problem,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.text import safe
@@ -71,6 +73,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary (text format)"
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
@@ -135,14 +138,15 @@ def run(arguments: argparse.Namespace) -> int:
         text_on_stdout=not as_json,
         enabled=not arguments.no_progress,
     )
-    validation = CorpusValidation(
-        arguments.paths,
-        jobs=arguments.jobs,
-        keep_valid=arguments.verbose or as_json,
-        progress=bar.update,
-        limits=limits_of(arguments),
-    )
-    with bar:
+    limits = limits_of(arguments)
+    with workers_of(arguments) as jobs, bar:
+        validation = CorpusValidation(
+            arguments.paths,
+            jobs=jobs,
+            keep_valid=arguments.verbose or as_json,
+            progress=bar.update,
+            limits=limits,
+        )
         for report in validation:
             if as_json:
                 sys.stdout.buffer.write(orjson.dumps(report.to_dict()) + b"\n")

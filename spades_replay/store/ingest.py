@@ -31,7 +31,7 @@ from spades_replay.atomic import atomic_writer
 from spades_replay.corpus import CHUNK_BYTES, Task, expand, plan
 from spades_replay.errors import Code, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.parallel import ordered_map
+from spades_replay.parallel import Jobs, ordered_map, workers
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.double_dummy import analysis_table
 from spades_replay.store.layout import (
@@ -315,7 +315,7 @@ class _Writer:
         self,
         directory: Path,
         settings: Settings,
-        jobs: int,
+        jobs: Jobs,
         report: IngestReport,
         chunk_bytes: int,
     ) -> None:
@@ -389,12 +389,13 @@ class _Writer:
 
 
 def _results(
-    tasks: list[Task], worker: _Worker, jobs: int, progress: Progress | None
+    tasks: list[Task], worker: _Worker, jobs: Jobs, progress: Progress | None
 ) -> Iterator[TaskResult]:
     total = sum(task.size for task in tasks)
     done = 0
-    workers = 1 if len(tasks) < 2 else jobs
-    results = ordered_map(worker, tasks, workers, preload=["spades_replay.store.ingest"])
+    results = ordered_map(
+        worker, tasks, workers(jobs, len(tasks)), preload=["spades_replay.store.ingest"]
+    )
     try:
         for result in results:
             done += tasks[result.index].size
@@ -410,7 +411,7 @@ def ingest(
     store: str | os.PathLike[str],
     *,
     settings: Settings = Settings(),
-    jobs: int = 1,
+    jobs: Jobs = 1,
     prune: bool = False,
     wait: bool = False,
     progress: Progress | None = None,
@@ -419,12 +420,13 @@ def ingest(
 ) -> IngestReport:
     """Bring the store in ``store`` up to date with the files under ``paths``.
 
-    ``jobs`` worker processes (0: one per core) read the files; ``prune`` drops the files
+    ``jobs`` worker processes (0: one per core), or an executor (a Dask cluster), read the
+    files and analyse the hands (one hand a unit of work); ``prune`` drops the files
     of the store that no longer exist; ``wait`` waits for another ingest of the same store
     to finish instead of refusing. Raises :class:`StoreError` for a store that cannot be
     used (another version, other settings, locked).
     """
-    jobs = jobs if jobs > 0 else os.cpu_count() or 1
+    jobs = workers(jobs)
     directory = Path(store)
     try:
         directory.mkdir(parents=True, exist_ok=True)
