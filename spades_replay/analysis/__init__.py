@@ -1,8 +1,10 @@
 """Double-dummy analysis: perfect play with every hand known, and what each card cost.
 
 :mod:`.solver` solves any position of either variant (the most tricks each side can take,
-whether a Nil can be forced to take a trick); :mod:`.play` judges every card of a replayed
-hand against it. Results are plain frozen dataclasses with ``to_dict()``.
+whether a Nil can be forced to take a trick), over :mod:`.position` (positions and equivalent
+cards), :mod:`.ordering` (move ordering) and :mod:`.table` (the transposition table);
+:mod:`.play` judges every card of a replayed hand against it. Results are plain frozen
+dataclasses with ``to_dict()``.
 
     from spades_replay.analysis import analyze_replay
     for hand in analyze_replay(spades_replay.replay(record), time_cap=60):
@@ -19,14 +21,8 @@ from spades_replay.analysis.play import (
     analyze_replay,
     position_before,
 )
-from spades_replay.analysis.solver import (
-    Position,
-    SearchTimeoutError,
-    Solution,
-    Solver,
-    equivalent_cards,
-    solve,
-)
+from spades_replay.analysis.position import Position, equivalent_cards
+from spades_replay.analysis.solver import SearchTimeoutError, Solution, Solver, solve
 
 __all__ = [
     "HandAnalysis",
