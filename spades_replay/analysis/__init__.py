@@ -22,9 +22,19 @@ from spades_replay.analysis.play import (
     position_before,
 )
 from spades_replay.analysis.position import Position, equivalent_cards
-from spades_replay.analysis.solver import SearchTimeoutError, Solution, Solver, solve
+from spades_replay.analysis.solver import (
+    KERNEL_VARIABLE,
+    SearchTimeoutError,
+    Solution,
+    Solver,
+    kernel_name,
+    new_solver,
+    prepare_kernel,
+    solve,
+)
 
 __all__ = [
+    "KERNEL_VARIABLE",
     "HandAnalysis",
     "NilAnalysis",
     "NilSwing",
@@ -37,6 +47,9 @@ __all__ = [
     "analyze_hands",
     "analyze_replay",
     "equivalent_cards",
+    "kernel_name",
+    "new_solver",
     "position_before",
+    "prepare_kernel",
     "solve",
 ]

@@ -39,7 +39,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spades_replay.analysis.solver import Position, SearchTimeoutError, Solver, equivalent_cards
+from spades_replay.analysis.position import Position, equivalent_cards
+from spades_replay.analysis.solver import SearchTimeoutError, Solver, new_solver
 from spades_replay.engine.cards import CARD_NAMES, Card, cards_of
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
@@ -345,9 +346,10 @@ def _analyze(job: _Job, time_cap: float | None) -> HandAnalysis:
     """The analysis of one hand: every position from the last card backwards, so that the
     time cap, if it strikes, leaves the end of the hand solved (and later positions' results
     in the tables speed up the earlier ones)."""
-    started = time.monotonic()
     variant = job.variant
-    solver = Solver(variant, deadline=None if time_cap is None else started + time_cap)
+    solver = new_solver(variant)  # loads the compiled kernel, if any, before the clock starts
+    started = time.monotonic()
+    solver.deadline = None if time_cap is None else started + time_cap
     positions = [Position(variant, job.holdings, job.leader)]
     for card in job.plays:
         positions.append(positions[-1].play(card))
