@@ -318,7 +318,7 @@ def test_a_deadline_stops_either_kernel_with_sound_bounds(
     if kind is not Solver:
         # the compiled kernel reads the clock between chunks of nodes: make them tiny
         monkeypatch.setattr("spades_replay.analysis.compiled.CHUNK", 1)
-    position = random_endgame(random.Random(11), FOUR, 13)
+    position = random_endgame(random.Random(11), FOUR, 8)
     solver = kind(FOUR, deadline=time.monotonic())
     proved = [0, 13]
     with pytest.raises(SearchTimeoutError):

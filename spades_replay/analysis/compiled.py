@@ -14,13 +14,14 @@ import numpy as np
 
 from spades_replay.analysis import kernel
 from spades_replay.analysis.position import SUIT_OF, Position
-from spades_replay.analysis.solver import SearchTimeoutError, Solver
+from spades_replay.analysis.solver import DEADLINE_CHECK, SearchTimeoutError, Solver
 from spades_replay.engine.seats import Variant
 
 __all__ = ["CHUNK", "CompiledSolver", "warm_up"]
 
 CHUNK = 20_000
-"""Trick-start nodes the kernel searches between two readings of the clock."""
+"""Trick-start nodes the kernel searches before the first reading of the clock; each further
+chunk of the same search is twice as long."""
 
 
 @functools.cache
@@ -50,6 +51,7 @@ class CompiledSolver(Solver):
         self._side0_array = np.array(self._side0, dtype=np.int64)
         self._buffers = kernel.new_buffers()
         self._compiled_table = kernel.new_table()
+        self._read_at = 0
 
     def clear(self) -> None:
         """Forget every stored result."""
@@ -57,6 +59,14 @@ class CompiledSolver(Solver):
         self._compiled_table = kernel.new_table()
 
     def _search(self, position: Position, target: int) -> bool:
+        """The kernel's search, in chunks of :data:`CHUNK` nodes with the clock read after
+        each (a search cut short stores nothing; the next chunk starts again from the
+        position, finding the finished subtrees in the table), and before a search once 256
+        nodes were searched since the last reading, as the pure-Python solver reads it."""
+        if self.deadline is not None and self.nodes - self._read_at > DEADLINE_CHECK:
+            self._read_at = self.nodes
+            if time.monotonic() > self.deadline:
+                raise SearchTimeoutError
         gone, table, best, best_seat, contested = self._load(position)
         state = self._state
         state[kernel.NIL] = self._nil
@@ -68,11 +78,12 @@ class CompiledSolver(Solver):
         wants = np.array(self._wants, dtype=np.int64)
         heads, links, bounds = self._compiled_table
         trick = position.trick
+        chunk = CHUNK
         while True:
             hands[:] = self._hands
             suits[:] = self._suits
             state[kernel.TIMEOUT] = 0
-            state[kernel.BUDGET] = state[kernel.NODES] + CHUNK
+            state[kernel.BUDGET] = state[kernel.NODES] + chunk
             result = kernel.search(
                 state,
                 hands,
@@ -101,3 +112,4 @@ class CompiledSolver(Solver):
                 return bool(result)
             if self.deadline is not None and time.monotonic() > self.deadline:
                 raise SearchTimeoutError
+            chunk *= 2  # each start redoes the unfinished path: growing chunks always finish

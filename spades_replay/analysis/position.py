@@ -31,12 +31,14 @@ from spades_replay.engine.cards import (
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.tricks import FIRST_SPADE, is_legal_play, legal_plays, trick_winner
 
-__all__ = ["Position", "equivalent_cards"]
+__all__ = ["Position", "equivalent_cards", "opening"]
 
 SUIT_OF = tuple(card // 13 for card in range(52))
 """Each card's suit."""
 RANK_OF = tuple(card % 13 for card in range(52))
 """Each card's rank within its suit (0 for a two, 12 for an ace)."""
+TWO_OF_CLUBS: Card = 0
+"""The card that opens a hand played with the first lead "two_of_clubs"."""
 SUIT_STARTS = 1 | 1 << 13 | 1 << 26 | 1 << 39
 """The lowest card of each suit."""
 
@@ -48,7 +50,10 @@ class Position:
     ``holdings`` are the cards each seat still holds (bitmasks); ``trick`` the cards already
     played to the trick in progress, in play order, beginning with ``leader``'s (empty when
     ``leader`` is about to lead); ``tricks_won`` the tricks each seat has won so far (all
-    zero by default). Raises :class:`ValueError` for an impossible position.
+    zero by default). ``forced`` is a card the player to move must play: the two of clubs
+    that opens a hand played with the first lead "two_of_clubs" (see :func:`opening`).
+    Rules where spades need not be broken are positions with ``spades_broken`` set from the
+    start. Raises :class:`ValueError` for an impossible position.
     """
 
     variant: Variant
@@ -57,6 +62,7 @@ class Position:
     trick: tuple[Card, ...] = ()
     spades_broken: bool = False
     tricks_won: tuple[int, ...] = field(default=())
+    forced: Card | None = None
 
     def __post_init__(self) -> None:
         n = self.variant.seat_count
@@ -95,6 +101,12 @@ class Position:
                 )
         if sum(self.tricks_won) + self.tricks_left > 13:
             raise ValueError("more than 13 tricks between those won and those left")
+        if self.forced is not None and not (
+            0 <= self.forced < 52
+            and self.holdings[self.to_move] >> self.forced & 1
+            and is_legal_play(self.holdings[self.to_move], self.forced, self.led, True)
+        ):
+            raise ValueError(f"seat {self.to_move} cannot be made to play card {self.forced!r}")
 
     @property
     def to_move(self) -> Seat:
@@ -121,6 +133,8 @@ class Position:
 
     def legal_plays(self) -> int:
         """The bitmask of the cards the player to move may play."""
+        if self.forced is not None:
+            return 1 << self.forced
         return legal_plays(self.holdings[self.to_move], self.led, self.spades_broken)
 
     def play(self, card: Card) -> Position:
@@ -128,7 +142,11 @@ class Position:
         may not."""
         seat = self.to_move
         holding = self.holdings[seat]
-        if not 0 <= card < 52 or not is_legal_play(holding, card, self.led, self.spades_broken):
+        if (
+            not 0 <= card < 52
+            or not is_legal_play(holding, card, self.led, self.spades_broken)
+            or (self.forced is not None and card != self.forced)
+        ):
             name = CARD_NAMES[card] if 0 <= card < 52 else repr(card)
             raise ValueError(
                 f"seat {seat} may not play {name} (legal: {names_of(self.legal_plays())})"
@@ -146,6 +164,24 @@ class Position:
         won = list(self.tricks_won)
         won[winner] += 1
         return Position(self.variant, tuple(holdings), winner, (), broken, tuple(won))
+
+
+def opening(
+    variant: Variant,
+    holdings: tuple[int, ...],
+    leader: Seat,
+    *,
+    spades_must_be_broken: bool = True,
+    two_of_clubs_leads: bool = False,
+) -> Position:
+    """The position at the start of a hand's card play under the play options of its rules:
+    with ``spades_must_be_broken`` off a spade may be led at any time (the position starts
+    with spades broken); with ``two_of_clubs_leads`` the leader (who holds it) must lead the
+    two of clubs."""
+    forced = TWO_OF_CLUBS if two_of_clubs_leads and holdings[leader] >> TWO_OF_CLUBS & 1 else None
+    return Position(
+        variant, holdings, leader, spades_broken=not spades_must_be_broken, forced=forced
+    )
 
 
 def equivalent_cards(position: Position, card: Card) -> int:

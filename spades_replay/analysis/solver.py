@@ -76,7 +76,7 @@ __all__ = [
 ]
 
 _SIDE_SUIT_MASKS = SUIT_MASKS[:3]
-_DEADLINE_CHECK = 255
+DEADLINE_CHECK = 255
 """The clock is read once every 256 trick-start nodes."""
 
 
@@ -242,12 +242,16 @@ class Solver:
         """Whether side 0 can take at least ``target`` of the tricks left."""
         if target <= 0 or target > position.tricks_left:
             return target <= 0
+        if position.forced is not None:
+            position = position.play(position.forced)
         self._nil = False
         self._wants = self._side0
         return self._search(position, target)
 
     def _nil_test(self, position: Position, seat: Seat) -> bool:
         """Whether the defence can force ``seat`` to win one of the tricks left."""
+        if position.forced is not None:
+            position = position.play(position.forced)
         self._nil = True
         self._nil_seat = seat
         partner = self.variant.partner(seat)
@@ -316,7 +320,7 @@ class Solver:
         """Count a node; read the clock now and then."""
         self.nodes += 1
         if (
-            not self.nodes & _DEADLINE_CHECK
+            not self.nodes & DEADLINE_CHECK
             and self.deadline is not None
             and time.monotonic() > self.deadline
         ):
