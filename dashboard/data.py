@@ -38,9 +38,11 @@ import streamlit as st
 from spades_replay.analysis import (
     HandAnalysis,
     SearchTimeoutError,
-    Solver,
     analyze_hand,
+    kernel_name,
+    new_solver,
     position_before,
+    prepare_kernel,
 )
 from spades_replay.corpus import (
     Source,
@@ -460,6 +462,22 @@ def replay_of(ref: GameRef, uploads: dict[str, Upload]) -> Replay | None:
     return _replay_upload(upload.name, ref.line, upload.digest, upload)
 
 
+def fast_solver() -> bool:
+    """Whether the compiled double-dummy kernel is there (numba installed, not turned off):
+    then four-player hands are analysed as soon as they are shown."""
+    return kernel_name() == "compiled"
+
+
+@st.cache_resource(
+    show_spinner="Loading the compiled double-dummy solver (the first run on a machine "
+    "compiles it, which takes up to a minute)…"
+)
+def prepare_solver() -> float:
+    """Load the compiled kernel once per server process, under a spinner that says why it
+    waits; the seconds it took."""
+    return prepare_kernel()
+
+
 @st.cache_data(show_spinner=False, max_entries=512)
 def _hand_analysis(
     origin: str,
@@ -494,7 +512,8 @@ def _card_values(
 ) -> tuple[tuple[Card, int], ...] | None:
     """The legal cards before card ``index`` of hand ``number`` with their values, or
     ``None`` when the time cap struck first; cached like :func:`_hand_analysis`."""
-    solver = Solver(_hand.variant, deadline=time.monotonic() + time_cap)
+    solver = new_solver(_hand.variant)
+    solver.deadline = time.monotonic() + time_cap
     try:
         values = solver.card_values(position_before(_hand, index), guess)
     except SearchTimeoutError:

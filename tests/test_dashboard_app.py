@@ -22,7 +22,7 @@ from spades_replay.dashboard.markup import card_md, md
 from streamlit.testing.v1 import AppTest
 
 import spades_replay
-from spades_replay.analysis import Solver, analyze_hand, position_before
+from spades_replay.analysis import KERNEL_VARIABLE, Solver, analyze_hand, position_before
 from spades_replay.corpus import sample_paths
 from spades_replay.engine.actions import PlayCard
 from spades_replay.replay import HandReplay, Replay
@@ -432,7 +432,34 @@ def test_a_nil_shows_its_verdict_beside_the_bid(app: AppTest) -> None:
     assert f"Nil of Drew (seat {nil.seat}): **{verdict}** from the start of play" in notes
 
 
-def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(app: AppTest) -> None:
+@pytest.fixture
+def pure_python_app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The dashboard with the compiled double-dummy kernel turned off."""
+    monkeypatch.setenv(KERNEL_VARIABLE, "python")
+    return _app()
+
+
+def test_a_four_player_hand_is_analysed_at_once_with_the_compiled_kernel(app: AppTest) -> None:
+    pytest.importorskip("numba")
+    assert not [button for button in app.button if button.key == "analyse_hand"]
+    _run(app.button(key="last").click())
+    replayed = spades_replay.replay(
+        spades_replay.loads(
+            (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
+        )
+    )
+    par = analyze_hand(replayed.hands[0]).par
+    assert par is not None
+    markdown = _markdown(app)
+    for made in par:
+        assert f"double-dummy par **{made}**" in markdown
+    assert not any(cell.endswith("?") for cell in _table(app, "won by")["seat 0"])
+
+
+def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(
+    pure_python_app: AppTest,
+) -> None:
+    app = pure_python_app
     assert app.button(key="analyse_hand").label == "Analyse this hand"
     assert app.number_input(key="hand_time_cap").value == 30.0
     _run(app.button(key="last").click())
