@@ -199,7 +199,7 @@ def _read_stdin(cap: int) -> Iterator[Source]:
     stream = _stdin()
     first = stream.readline(cap + 2)
     rest = stream.readline(cap + 2)
-    if not rest or not _whole_json(first):
+    if not rest or not whole_json(first):
         remaining = cap + 1 - len(first) - len(rest)  # read(-1) would read it all
         data = first + rest + (stream.read(remaining) if remaining > 0 else b"")
         if len(data) > cap:
@@ -224,7 +224,8 @@ def _lines(first: bytes, rest: bytes, stream: BinaryIO, cap: int) -> Iterator[by
         yield raw
 
 
-def _whole_json(line: bytes) -> bool:
+def whole_json(line: bytes) -> bool:
+    """Whether ``line`` is one whole JSON value."""
     try:
         orjson.loads(line)
     except orjson.JSONDecodeError:

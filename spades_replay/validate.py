@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task
+from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task, whole_json
 from spades_replay.errors import Code, FormatError, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.parallel import Jobs, ordered_map, workers
@@ -256,11 +256,14 @@ def oversize_report(source: Source, limits: Limits) -> RecordReport:
     return RecordReport(source.path, source.line, None, None, 0, None, (problem,))
 
 
-def pretty_corpus_report(source: Source) -> RecordReport | None:
+def pretty_corpus_report(source: Source, following: bytes | None = None) -> RecordReport | None:
     """The report on a ``.jsonl`` corpus whose first line opens a record it does not close
     (``{`` or ``[`` alone): a pretty-printed record misnamed as a corpus, which would
-    otherwise give one error per line. ``None`` for any other first line."""
+    otherwise give one error per line. ``None`` for any other first line, and when the line
+    ``following`` it (if known) is a whole JSON value: then the file is a corpus after all."""
     if source.line != 1 or source.data.strip() not in (b"{", b"["):
+        return None
+    if following is not None and whole_json(following):
         return None
     problem = Problem(
         Code.FORMAT_JSON,
@@ -291,7 +294,22 @@ def run_task(
     reports: list[RecordReport] = []
     starts: list[tuple[int | None, int]] = []
     lines = 0
-    source: Source
+
+    def take(source: Source) -> None:
+        verified = None
+        if source.oversize:
+            report = oversize_report(source, limits)
+        else:
+            report, verified = verify_bytes(source.data, source.path, source.line, limits)
+        summary.add(report)
+        if sink is not None and verified is not None:
+            sink.add(verified, source.path, source.line)
+        if keep_valid or not report.valid:
+            reports.append(report)
+
+    # a corpus whose line 1 opens a record alone is judged by its next line: a pretty-printed
+    # record (one error for the file) unless that line is a whole JSON value
+    first: Source | None = None
     try:
         for source in read_task(task, limits):
             lines += 1
@@ -299,21 +317,21 @@ def run_task(
                 continue
             if offsets:
                 starts.append((source.line, source.offset))
-            verified = None
-            pretty = pretty_corpus_report(source) if task.corpus and task.start == 0 else None
-            if pretty is not None:
-                summary.add(pretty)
-                reports.append(pretty)
-                break
-            if source.oversize:
-                report = oversize_report(source, limits)
-            else:
-                report, verified = verify_bytes(source.data, source.path, source.line, limits)
-            summary.add(report)
-            if sink is not None and verified is not None:
-                sink.add(verified, source.path, source.line)
-            if keep_valid or not report.valid:
-                reports.append(report)
+            if task.corpus and task.start == 0 and pretty_corpus_report(source) is not None:
+                first = source
+                continue
+            if first is not None:
+                pretty = pretty_corpus_report(first, source.data)
+                if pretty is not None:
+                    summary.add(pretty)
+                    reports.append(pretty)
+                    first = None
+                    break
+                take(first)
+                first = None
+            take(source)
+        if first is not None:
+            take(first)
     except InputError as error:
         summary.io_errors.append(error.problem)
     return TaskResult(task.index, lines, summary, tuple(reports), sink, tuple(starts))

@@ -468,3 +468,19 @@ def test_replay_shows_exchanges_and_bids_in_the_order_they_happen(
     code, out, _ = run(capsys, "replay", str(path), "--hand", str(hand.number))
     assert code == 0
     assert (out.index("Exchange:") < out.index("Bids:")) == exchange_first
+
+
+def test_a_corpus_whose_first_line_is_a_lone_brace_is_still_a_corpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Line 1 ``{`` alone followed by whole records is a bad line of a corpus, not a
+    pretty-printed record: the records after it are still validated."""
+    good = (FIXTURES / "two-player" / "mercy.json").read_bytes().replace(b"\n", b"")
+    corpus = tmp_path / "games.jsonl"
+    corpus.write_bytes(b"{\n" + good + b"\n")
+    code, out, _ = run(capsys, "validate", str(corpus), "--format", "json")
+    assert code == 1
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    assert [line.get("line") for line in lines[:-1]] == [1, 2]
+    assert lines[-1]["summary"]["valid"] == 1
+    assert "pretty-printed" not in out

@@ -224,13 +224,16 @@ def run(arguments: argparse.Namespace) -> int:
         except StoreError as error:
             raise UsageError(str(error)) from None
         paths = ["--store", arguments.store]
+        shown = f"the store {arguments.store}"
     else:
-        paths = ["--store", ingest_cache(data_paths(arguments.paths), arguments.no_progress)]
+        given = data_paths(arguments.paths)
+        paths = ["--store", ingest_cache(given, arguments.no_progress)]
+        shown = " ".join(given)
     command = streamlit_command(arguments, paths)
     environment = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     host = "localhost" if arguments.address in ("0.0.0.0", "::") else arguments.address
     print(
-        f"spades-replay: the dashboard on {safe(' '.join(paths), 500)}: open "
+        f"spades-replay: the dashboard on {safe(shown, 500)}: open "
         f"http://{host}:{arguments.port}/ in a browser (Ctrl-C stops it)",
         file=sys.stderr,
         flush=True,
