@@ -116,6 +116,7 @@ def test_values_are_consistent_along_every_two_player_hand() -> None:
     assert checked == 26
 
 
+@pytest.mark.slow
 def test_the_first_hand_of_the_two_player_oracle_game() -> None:
     analysis = analyze_hand(game(TWO_PLAYER_GAME).hands[0])
     assert analysis.par == (8, 5)

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from .conftest import FIXTURES, ROOT
 
 
@@ -21,6 +23,7 @@ def benchmark() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_every_stage_runs_and_the_report_renders() -> None:
     run = benchmark()
     lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[:3]
@@ -51,6 +54,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     assert "| `spades-replay validate` of 1,600 mixed games >= 0.15 of orjson" in text
 
 
+@pytest.mark.slow
 def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -> None:
     spec = importlib.util.spec_from_file_location("bench_store", ROOT / "benchmarks" / "store.py")
     assert spec is not None

@@ -125,6 +125,7 @@ def test_jobs_and_scheduler_exclude_each_other(capfdbinary: pytest.CaptureFixtur
     assert b"--jobs and --scheduler exclude each other" in err
 
 
+@pytest.mark.slow
 def test_an_unreachable_scheduler_is_named_and_exits_2(
     capfdbinary: pytest.CaptureFixture[bytes],
 ) -> None:
@@ -173,6 +174,7 @@ def test_without_dask_the_scheduler_option_names_the_extra() -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_the_jobs_paths_never_import_dask(tmp_path: Path) -> None:
     done = _python(
         "import sys\n"

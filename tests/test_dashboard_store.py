@@ -20,6 +20,8 @@ from spades_replay.store.read import Store
 
 from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
 
+pytestmark = pytest.mark.slow  # every test runs the app's pages
+
 INVALID = len(INVALID_FIXTURES)
 VALID = fixture_records() - INVALID
 

@@ -20,6 +20,8 @@ from spades_replay.validate import check_bytes
 from .conftest import FIXTURES
 from .test_dashboard_app import _app, _charts, _pick_game, _run, _table
 
+pytestmark = pytest.mark.slow  # every test runs the app's pages
+
 MERCY = FIXTURES / "two-player" / "mercy.json"
 
 

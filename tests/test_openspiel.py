@@ -180,6 +180,7 @@ def test_random_openspiel_games_import_valid_with_its_scores(settings: Settings)
         assert bonuses > 10
 
 
+@pytest.mark.slow
 def test_exported_hands_replay_in_openspiel_to_the_same_tricks_and_scores() -> None:
     pyspiel = _pyspiel()
     game = pyspiel.load_game("spades")

@@ -96,6 +96,7 @@ def test_csv_one_row_per_game_and_the_summary_on_stderr(
     assert "1 game(s) rescored with nil_bonus=50" in err
 
 
+@pytest.mark.slow
 def test_output_file_is_the_same_whatever_the_jobs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

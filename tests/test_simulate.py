@@ -42,6 +42,7 @@ def test_the_estimate_counts_honours_and_spades() -> None:
     assert estimate_tricks(weak) < 0.5
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_and_seeds_per_game() -> None:
     spec = CorpusSpec(Variant.FOUR_PLAYER, 4, seed=9)
     first = list(simulate_corpus(spec))
@@ -85,6 +86,7 @@ def test_simulate_command_writes_a_valid_corpus(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["games.jsonl.gz"]  # no temporary left
 
 
+@pytest.mark.slow
 def test_simulate_into_a_directory_with_jobs(tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     args = [

@@ -122,6 +122,7 @@ def test_tables_agree_with_the_replay_on_every_game(corpus: Path) -> None:
         assert seats["tricks"].sum() == 13 * replayed.result.hands
 
 
+@pytest.mark.slow
 def test_collection_reports_invalid_and_is_the_same_with_two_jobs(
     corpus: Path, tmp_path: Path
 ) -> None:
@@ -219,6 +220,7 @@ def test_stats_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.slow
 def test_game_sources_point_at_their_lines(corpus: Path, tmp_path: Path, jobs: int) -> None:
     """Each game's line is right however the corpus is cut into ranges for the workers."""
     lines = (corpus / "two.jsonl").read_bytes().splitlines()

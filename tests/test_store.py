@@ -290,6 +290,7 @@ def test_a_store_is_analysed_or_not(tmp_path: Path) -> None:
 # --- crash safety and the lock -------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_killed_ingest_leaves_the_store_as_before_or_after(tmp_path: Path) -> None:
     corpus_dir = tmp_path / "corpus"
     paths = make_corpus(corpus_dir, files=12, games=2)
@@ -336,6 +337,7 @@ def test_a_killed_ingest_leaves_the_store_as_before_or_after(tmp_path: Path) -> 
     assert "before" in outcomes
 
 
+@pytest.mark.slow
 def test_a_second_ingest_refuses_or_waits(tmp_path: Path) -> None:
     (source,) = make_corpus(tmp_path / "corpus", files=1, games=1)
     store = tmp_path / "store"
@@ -430,6 +432,7 @@ def test_ingest_reports_unreadable_files_and_keeps_going(
 # --- query ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_query_formats(
     fixtures_store: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -487,6 +490,7 @@ def test_query_views_number_games_as_stats(fixtures_store: Path) -> None:
     assert invalid == [(len(INVALID_FIXTURES),)]
 
 
+@pytest.mark.slow
 def test_the_store_is_the_same_whatever_the_jobs_and_chunks(tmp_path: Path) -> None:
     """Large corpora are cut into byte ranges read by worker processes: the tables do not
     change (lines, offsets and game numbers run on across the ranges)."""
@@ -501,6 +505,7 @@ def test_the_store_is_the_same_whatever_the_jobs_and_chunks(tmp_path: Path) -> N
     assert len(parts) > 1
 
 
+@pytest.mark.slow
 def test_every_worked_question_of_the_docs_gives_its_output(
     fixtures_store: Path, tmp_path: Path
 ) -> None:
