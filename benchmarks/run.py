@@ -25,7 +25,9 @@ start included, against ``orjson.loads`` of the same lines in the same run;
 then ``validate --jobs 2`` against ``--jobs 1`` on a corpus file (medians of three runs of
 each, alternating), and the peak resident
 memory of validating a ``.jsonl`` of at least 1 GB (100 MB with ``--quick``), for one
-process and for the whole process tree with ``--jobs 2``.
+process and for the whole process tree with ``--jobs 2``; then the cluster stages of
+benchmarks/scale.py (``--scheduler local:2`` against ``--jobs 2`` on that corpus, and the
+per-partition overhead).
 
 Results go to ``benchmarks/out/results.json``; ``--write-docs`` also puts them in
 docs/performance.md between its ``bench`` markers.
@@ -401,11 +403,23 @@ def main() -> None:
     print("memory:", file=sys.stderr)
     size = 100_000_000 if arguments.quick else 1_000_000_000
     results["memory"] = memory_figures(big_corpus(list(paths.values()), size))
+    print("cluster:", file=sys.stderr)
+    sys.path.insert(0, str(Path(__file__).parent))
+    import scale
+
+    results["cluster"] = scale.figures(
+        big_corpus(list(paths.values()), size),
+        1 if arguments.quick else 3,
+        500,
+        paths[Variant.FOUR_PLAYER],
+        4 if arguments.quick else 16,
+    )
     (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
-    text = markdown(results)
+    text = markdown(results) + "\n\n" + scale.markdown(results["cluster"])
     print(text)
     if arguments.write_docs:
         write_docs(text)
+        scale.write_docs(scale.markdown(results["cluster"]))
 
 
 if __name__ == "__main__":

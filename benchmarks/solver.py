@@ -17,7 +17,9 @@ load than wall-clock time; throughput is wall-clock, as parallelism is the point
 also times a fixed pure-Python loop (``calibration_ms``, before and after) to say how fast the
 machine was. The time caps are wall-clock, so a loaded machine caps hands sooner. The full run
 takes several minutes; ``--quick`` well under one. Results are printed and written to
-``benchmarks/out/solver.json``; :func:`run` returns them.
+``benchmarks/out/solver.json``; :func:`run` returns them. ``--kernel python`` measures the
+pure-Python solver instead of the compiled one (the default when numba is installed); the
+kernel and the seconds it took to load (numba's disk cache) head the results.
 """
 
 from __future__ import annotations
@@ -35,11 +37,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from spades_replay.analysis import (
+    KERNEL_VARIABLE,
     HandAnalysis,
     Position,
-    Solver,
     analyze_hand,
     analyze_hands,
+    kernel_name,
+    new_solver,
+    prepare_kernel,
     solve,
 )
 from spades_replay.bots import HeuristicBot
@@ -125,7 +130,7 @@ def start_of(hand: HandReplay, plays: int = 0) -> Position:
 
 def par_of(position: Position) -> tuple[int, int]:
     """The par from ``position``, by a fresh solver (nothing learnt from other hands)."""
-    return Solver(position.variant).tricks(position)
+    return new_solver(position.variant).tricks(position)
 
 
 def two_player(settings: dict[str, Any]) -> dict[str, Any]:
@@ -202,11 +207,17 @@ def throughput(settings: dict[str, Any]) -> dict[str, Any]:
     return results
 
 
-def run(quick: bool = False) -> dict[str, Any]:
-    """Every measurement, as JSON-ready data."""
+def run(quick: bool = False, kernel: str | None = None) -> dict[str, Any]:
+    """Every measurement, as JSON-ready data, on ``kernel`` (``"python"`` forces the
+    pure-Python solver; by default the compiled one when numba is installed)."""
+    if kernel is not None:
+        os.environ[KERNEL_VARIABLE] = kernel
     settings = QUICK if quick else FULL
     started = time.perf_counter()
+    load = prepare_kernel()
     results: dict[str, Any] = {
+        "kernel": kernel_name(),
+        "kernel_load_s": round(load, 2),
         "quick": quick,
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
@@ -235,6 +246,7 @@ def _line(label: str, figures: dict[str, Any]) -> str:
 def report(results: dict[str, Any]) -> str:
     """The results for people."""
     lines = [
+        f"kernel {results['kernel']} (loaded in {results['kernel_load_s']} s); "
         f"Python {results['python']}, {results['cpus']} CPU(s), load {results['load_average']}, "
         f"calibration loop {results['calibration_ms']} ms before, "
         f"{results['calibration_ms_after']} ms after",
@@ -268,8 +280,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run, print, write ``benchmarks/out/solver.json`` and return the results."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a smaller run, under a minute")
+    parser.add_argument(
+        "--kernel",
+        choices=("compiled", "python"),
+        help="the solver's kernel (default: compiled when numba is installed)",
+    )
     arguments = parser.parse_args(argv)
-    results = run(quick=arguments.quick)
+    results = run(quick=arguments.quick, kernel=arguments.kernel)
     print(report(results))
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(results, indent=2) + "\n")

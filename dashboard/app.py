@@ -1,5 +1,5 @@
 """The dashboard's entry script, run by Streamlit: ``spades-replay dashboard [PATH...]`` or
-``streamlit run dashboard/app.py [-- PATH...]``.
+``streamlit run dashboard/app.py [-- PATH...]``, or on a store: ``-- --store DIR``.
 
 It builds the frame: page config, the shared sidebar (which loads the data), and the
 navigation between the pages; each page is a module of its own.
@@ -9,8 +9,12 @@ import sys
 
 import streamlit as st
 from spades_replay.dashboard import charts, replay, sidebar, stats, validate, whatif
-from spades_replay.dashboard.data import data_paths
+from spades_replay.dashboard.data import data_paths, store_path
 
 st.set_page_config(page_title="spades-replay", page_icon="♠", layout="wide")
-sidebar.render(data_paths(sys.argv, __file__))
+store = store_path(sys.argv, __file__)
+if store is not None:
+    sidebar.render_store(store)
+else:
+    sidebar.render(data_paths(sys.argv, __file__))
 st.navigation([replay.page(), charts.page(), stats.page(), whatif.page(), validate.page()]).run()

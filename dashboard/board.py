@@ -19,14 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from spades_replay.analysis import HandAnalysis, PlayAnalysis
-from spades_replay.engine.actions import Action, DeclareBlindNil, Draw, Exchange, PlaceBid, PlayCard
+from spades_replay.engine.actions import Action, DeclareBlindNil, Draw, Exchange, PlaceBid
 from spades_replay.engine.cards import Card
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import HandState, Phase, drafted_cards
 from spades_replay.engine.tricks import trick_winner
 from spades_replay.replay import HandReplay, Replay, Step
-from spades_replay.text import card_label
+from spades_replay.text import card_label, plural, score_line
 
 from .markup import cards_md, md, plain
 
@@ -64,36 +64,9 @@ def sees_exchange(variant: Variant, viewer: Viewer, exchange: Exchange) -> bool:
 
 
 def trick_marks(hand: HandReplay) -> tuple[int, ...]:
-    """The steps where "trick by trick" stops: the last step before the first card (the end
-    of the draft, exchanges and bids), then the step that completes each trick."""
-    timeline = hand.timeline
-    first_card = next(
-        (step.index for step in timeline if isinstance(step.action, PlayCard)), len(timeline)
-    )
-    marks = [first_card - 1]
-    for step in timeline[first_card:]:
-        before = timeline[step.index - 1].state
-        if len(step.state.tricks) > len(before.tricks):
-            marks.append(step.index)
-    return tuple(marks)
-
-
-def next_mark(marks: tuple[int, ...], step: int, last: int) -> int:
-    """The first trick mark after ``step`` (the last step when there is none).
-
-    >>> next_mark((4, 8, 12), 4, 20), next_mark((4, 8, 12), 12, 20)
-    (8, 20)
-    """
-    return next((mark for mark in marks if mark > step), last)
-
-
-def previous_mark(marks: tuple[int, ...], step: int) -> int:
-    """The last trick mark before ``step`` (the first step when there is none).
-
-    >>> previous_mark((4, 8, 12), 9), previous_mark((4, 8, 12), 4)
-    (8, 0)
-    """
-    return next((mark for mark in reversed(marks) if mark < step), 0)
+    """The steps where "trick by trick" stops (:attr:`HandReplay.trick_marks`, shared with
+    the terminal's stepper)."""
+    return hand.trick_marks
 
 
 def player(replay: Replay, seat: Seat) -> str:
@@ -469,7 +442,7 @@ def _nils(side: SideScore) -> str:
     parts = []
     for nil in side.nils:
         kind = "Blind Nil" if nil.blind else "Nil"
-        result = "made" if nil.made else f"failed ({nil.tricks} tricks)"
+        result = "made" if nil.made else f"failed ({plural(nil.tricks, 'trick')})"
         parts.append(f"{kind} {result} {nil.points:+d}")
     return "; ".join(parts) or "-"
 
@@ -513,7 +486,7 @@ def scores_before(replay: Replay, hand: HandReplay) -> tuple[tuple[int, int], tu
 def result_md(replay: Replay) -> str:
     """The game's result as Markdown."""
     result = replay.result
-    scores = f"{result.scores[0]} to {result.scores[1]}"
+    scores = score_line(result.scores, result.winner)
     if result.complete and result.winner is not None:
         how = "reached the target" if result.reason == "target" else "won on the mercy rule"
         return (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from . import figures
+from . import figures, store
 from .widgets import current, game_rows, pick_game
 
 
@@ -39,7 +39,10 @@ def render() -> None:
     picked = pick_game(context)
     if picked is None:
         return
-    rows = game_rows(context.loaded.tables.side_hands, picked.game)
+    if context.store is not None and picked.game < context.store.games.height:
+        rows = store.side_hands(context.store.directory, context.store.key, picked.game)
+    else:
+        rows = game_rows(context.loaded.tables.side_hands, picked.game)
     if rows.height == 0:
         st.info("No hand of this game is complete yet: there is nothing to chart.")
         return

@@ -23,12 +23,10 @@ plays, keyed on the game's place and digest, the hand, the card and the time cap
 
 from __future__ import annotations
 
-import gzip
+import contextlib
 import hashlib
-import io
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,11 +38,23 @@ import streamlit as st
 from spades_replay.analysis import (
     HandAnalysis,
     SearchTimeoutError,
-    Solver,
     analyze_hand,
+    kernel_name,
+    new_solver,
     position_before,
+    prepare_kernel,
 )
-from spades_replay.corpus import Source, Task, expand, is_corpus, read_task
+from spades_replay.corpus import (
+    Source,
+    Task,
+    expand,
+    is_corpus,
+    is_gzip_name,
+    read_at,
+    read_memory,
+    read_task,
+    sample_paths,
+)
 from spades_replay.engine.cards import Card
 from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import Code, InputError, Problem
@@ -74,12 +84,16 @@ FILE, UPLOAD = "file", "upload"
 @dataclass(frozen=True, slots=True)
 class GameRef:
     """Where one valid game is: a file (or upload) by name, the line of a ``.jsonl`` corpus
-    (``None`` for a record file), and the digest of the whole file's bytes."""
+    (``None`` for a record file), and the digest of the whole file's bytes; in a store, also
+    the byte offset where the record starts, and the file's (size, modification time) when
+    it was ingested (while they hold, the digest is not taken again)."""
 
     origin: str
     name: str
     line: int | None
     digest: str
+    offset: int | None = None
+    stamp: tuple[int, int] | None = None
 
     @property
     def where(self) -> str:
@@ -105,9 +119,12 @@ class Loaded:
     invalid: tuple[RecordReport, ...]
     problems: tuple[Problem, ...]
     records: int
+    where: Callable[[int], GameRef] | None = None
 
     def ref(self, game: int) -> GameRef:
-        """Where game number ``game`` is."""
+        """Where game number ``game`` is (asked of the store when the data is one)."""
+        if self.where is not None:
+            return self.where(game)
         return self.refs[game]
 
 
@@ -181,47 +198,21 @@ class Reader:
         )
 
 
-def _io_problem(code: Code, name: str, message: str) -> InputError:
-    return InputError(Problem(code, message, source=name))
-
-
 def upload_sources(upload: Upload, limits: Limits = DEFAULT_LIMITS) -> Iterator[Source]:
-    """The records of an upload: the whole file, or each line of a ``.jsonl`` (``.gz``
-    decompressed, at most :data:`UPLOAD_BYTES` of it). Raises :class:`InputError` for an
+    """The records of an upload, read as a file of its name is (:func:`read_memory`), at
+    most :data:`UPLOAD_BYTES` of it once decompressed. Raises :class:`InputError` for an
     upload that is too large or not valid gzip."""
-    name = upload.name
     if upload.size > UPLOAD_BYTES:
-        raise _io_problem(
-            Code.FORMAT_LIMIT,
-            name,
-            f"{name} is {upload.size} bytes; an upload may hold at most {UPLOAD_BYTES} bytes "
-            "(give larger corpora as paths: spades-replay dashboard PATH)",
-        )
-    data = upload.data
-    if name.lower().endswith(".gz"):
-        try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as stream:
-                data = stream.read(UPLOAD_BYTES + 1)
-        except (gzip.BadGzipFile, zlib.error, EOFError) as error:
-            raise _io_problem(
-                Code.IO_COMPRESSION, name, f"cannot decompress {name}: {error}"
-            ) from None
-        if len(data) > UPLOAD_BYTES:
-            raise _io_problem(
+        raise InputError(
+            Problem(
                 Code.FORMAT_LIMIT,
-                name,
-                f"{name} holds more than {UPLOAD_BYTES} bytes once decompressed",
+                f"{upload.name} is {upload.size} bytes; an upload may hold at most "
+                f"{UPLOAD_BYTES} bytes (give larger corpora as paths: spades-replay dashboard "
+                "PATH)",
+                source=upload.name,
             )
-    if not is_corpus(Path(name)):
-        oversize = len(data) > limits.record_bytes
-        yield Source(name, None, b"" if oversize else data, oversize)
-        return
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        line = raw.rstrip(b"\r")
-        if len(line) > limits.record_bytes:
-            yield Source(name, number, b"", True)
-        else:
-            yield Source(name, number, line)
+        )
+    yield from read_memory(upload.name, upload.data, limits, UPLOAD_BYTES)
 
 
 def read_upload(upload: Upload, limits: Limits = DEFAULT_LIMITS) -> Loaded:
@@ -239,7 +230,7 @@ def expected_bytes(path: str) -> int:
     """How many bytes reading ``path`` gives, for a progress bar: its size, or for ``.gz``
     the uncompressed size its trailer records."""
     size = os.path.getsize(path)
-    if not path.lower().endswith(".gz") or size < 4:
+    if not is_gzip_name(path) or size < 4:
         return size
     with open(path, "rb") as stream:
         stream.seek(-4, os.SEEK_END)
@@ -311,20 +302,30 @@ def combine(parts: Sequence[Loaded], problems: Sequence[Problem] = ()) -> Loaded
     )
 
 
+def store_path(argv: Sequence[str], entry: str) -> str | None:
+    """The store the dashboard shows, when Streamlit gave this entry script
+    ``--store DIR`` (``streamlit run app.py -- --store DIR``); else ``None``."""
+    script = Path(entry).resolve()
+    if len(argv) == 3 and Path(argv[0]).resolve() == script and argv[1] == "--store":
+        return argv[2]
+    return None
+
+
 def data_paths(argv: Sequence[str], entry: str) -> tuple[str, ...]:
     """The paths the dashboard shows: the arguments Streamlit gave this entry script
-    (``streamlit run app.py -- PATH...``); without any, the ``fixtures/`` folder of the
-    checkout the script is in, when there is one; else none (uploads only)."""
+    (``streamlit run app.py -- PATH...``); without any, the sample records of the
+    ``fixtures/`` folder of the checkout the script is in (all but ``fixtures/invalid``: see
+    :func:`~spades_replay.corpus.sample_paths`), when there is one; else none (uploads
+    only)."""
     script = Path(entry).resolve()
     if len(argv) > 1 and Path(argv[0]).resolve() == script:
         return tuple(argv[1:])
     fixtures = script.parents[1] / "fixtures"
     if not fixtures.is_dir():
         return ()
-    try:
-        return (str(fixtures.relative_to(Path.cwd())),)
-    except ValueError:
-        return (str(fixtures),)
+    with contextlib.suppress(ValueError):
+        fixtures = fixtures.relative_to(Path.cwd())
+    return tuple(sample_paths(fixtures))
 
 
 @dataclass(frozen=True)
@@ -413,13 +414,27 @@ def _replayed(source: Source) -> Replay | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _replay_file(path: str, line: int | None, digest: str) -> Replay | None:
-    """The replay of the record at ``path`` (``line`` of a corpus); cached on its digest."""
+def _replay_file(
+    path: str,
+    line: int | None,
+    digest: str,
+    offset: int | None = None,
+    stamp: tuple[int, int] | None = None,
+) -> Replay | None:
+    """The replay of the record at ``path`` (``line`` of a corpus; read from byte ``offset``
+    when it is known, else found by reading the lines before it); cached on its digest.
+    ``None`` when the file changed since its digest was taken."""
     try:
+        if offset is not None:
+            stat = os.stat(path)
+            same = stamp == (stat.st_size, stat.st_mtime_ns)
+            if not same and _digest(path, stat.st_size, stat.st_mtime_ns) != digest:
+                return None
+            return _replayed(read_at(path, offset, line))
         for source in read_task(Task(0, path, is_corpus(Path(path)))):
             if source.line == line:
                 return _replayed(source)
-    except InputError:
+    except (InputError, OSError):
         return None
     return None
 
@@ -440,11 +455,27 @@ def replay_of(ref: GameRef, uploads: dict[str, Upload]) -> Replay | None:
     """The replay of one game, or ``None`` if its file changed or went away since it was
     read (or its upload is gone)."""
     if ref.origin == FILE:
-        return _replay_file(ref.name, ref.line, ref.digest)
+        return _replay_file(ref.name, ref.line, ref.digest, ref.offset, ref.stamp)
     upload = uploads.get(ref.digest)
     if upload is None:
         return None
     return _replay_upload(upload.name, ref.line, upload.digest, upload)
+
+
+def fast_solver() -> bool:
+    """Whether the compiled double-dummy kernel is there (numba installed, not turned off):
+    then four-player hands are analysed as soon as they are shown."""
+    return kernel_name() == "compiled"
+
+
+@st.cache_resource(
+    show_spinner="Loading the compiled double-dummy solver (the first run on a machine "
+    "compiles it, which takes up to a minute)…"
+)
+def prepare_solver() -> float:
+    """Load the compiled kernel once per server process, under a spinner that says why it
+    waits; the seconds it took."""
+    return prepare_kernel()
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -481,7 +512,8 @@ def _card_values(
 ) -> tuple[tuple[Card, int], ...] | None:
     """The legal cards before card ``index`` of hand ``number`` with their values, or
     ``None`` when the time cap struck first; cached like :func:`_hand_analysis`."""
-    solver = Solver(_hand.variant, deadline=time.monotonic() + time_cap)
+    solver = new_solver(_hand.variant)
+    solver.deadline = time.monotonic() + time_cap
     try:
         values = solver.card_values(position_before(_hand, index), guess)
     except SearchTimeoutError:

@@ -1,11 +1,14 @@
 """The Replay page's double-dummy parts: the analysis of the hand shown, and the best
 alternatives to the card just played.
 
-Two-player hands are analysed as soon as they are shown (tens of milliseconds). Four-player
-hands take seconds to a minute, so they wait for "Analyse this hand", run under a spinner
-within the time cap shown, and say so when the cap struck (the later cards keep their
-costs). Every result is cached in :mod:`.data`; the session only remembers which hands were
-asked for, and with which cap.
+Two-player hands are analysed as soon as they are shown (tens of milliseconds). With the
+compiled kernel (numba) four-player hands are too, within :data:`FOUR_PLAYER_AT_ONCE_CAP`
+(a median hand takes about a second); the first use in a server process loads the compiled
+code under a spinner that says so. Without it they take seconds to a minute, so they wait for
+"Analyse this hand". Either way they run under a spinner, say so when the cap struck (the
+later cards keep their costs) and offer another try with the time cap shown. Every result is
+cached in :mod:`.data`; the session only remembers which hands were asked for, and with which
+cap.
 """
 
 from __future__ import annotations
@@ -27,7 +30,12 @@ TWO_PLAYER_TIME_CAP = 10.0
 """Seconds a two-player hand may take: never reached (the slowest measured take 0.1 s)."""
 
 FOUR_PLAYER_TIME_CAP = 30.0
-"""The time cap offered for a four-player hand (a median hand takes about 11 s)."""
+"""The time cap offered for a four-player hand (a median hand takes about 11 s in pure
+Python, about 1 s compiled)."""
+
+FOUR_PLAYER_AT_ONCE_CAP = 10.0
+"""The time cap of a four-player hand analysed as soon as it is shown (compiled kernel):
+the safety net for the rare hand that takes far longer than the median second."""
 
 ALTERNATIVES_TIME_CAP = 30.0
 """Seconds the values of every legal card of one four-player play may take."""
@@ -82,12 +90,16 @@ def _ask(key: str) -> None:
 
 
 def _four_player(ref: GameRef, hand: HandReplay) -> HandAnalysis | None:
-    """The analysis of a four-player hand if it was asked for (under a spinner the first
-    time); else, and after a capped one, the time cap and the button that asks for it."""
+    """The analysis of a four-player hand if it was asked for, or at once with the compiled
+    kernel (under a spinner the first time); else, and after a capped one, the time cap and
+    the button that asks for it."""
     key = f"{ref.key}|{hand.number}"
     cap = _requested().get(key)
+    if cap is None and data.fast_solver():
+        cap = FOUR_PLAYER_AT_ONCE_CAP
     analysis = None
     if cap is not None:
+        data.prepare_solver()
         with st.spinner(f"Analysing hand {hand.number}, for up to {cap:g} s…", show_time=True):
             analysis = data.hand_analysis(ref, hand, cap)
         if not analysis.capped:

@@ -9,8 +9,8 @@ from streamlit.navigation.page import StreamlitPage
 from spades_replay.analysis import HandAnalysis
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.replay import HandReplay, Replay
-from spades_replay.stats.tables import rules_label
+from spades_replay.replay import HandReplay, Replay, next_mark, previous_mark
+from spades_replay.stats.tables import rules_caption, rules_label
 
 from . import board, double_dummy
 from .data import GameRef
@@ -51,10 +51,10 @@ def _controls(hand: HandReplay) -> int:
     marks = board.trick_marks(hand)
     buttons = (
         ("Start", "first", 0, "first_page"),
-        ("Previous trick", "prev_trick", board.previous_mark(marks, step), "fast_rewind"),
+        ("Previous trick", "prev_trick", previous_mark(marks, step), "fast_rewind"),
         ("Previous card", "prev_card", max(step - 1, 0), "navigate_before"),
         ("Next card", "next_card", min(step + 1, last), "navigate_next"),
-        ("Next trick", "next_trick", board.next_mark(marks, step, last), "fast_forward"),
+        ("Next trick", "next_trick", next_mark(marks, step, last), "fast_forward"),
         ("End", "last", last, "last_page"),
     )
     for column, (label, key, target, icon) in zip(st.columns(len(buttons)), buttons, strict=True):
@@ -74,7 +74,7 @@ def _controls(hand: HandReplay) -> int:
 
 def _header(replay: Replay) -> None:
     game = f"**{md(replay.game_id, 120)}** · " if replay.game_id else ""
-    rules = rules_label(replay.rules)
+    rules = rules_caption(rules_label(replay.rules))
     st.markdown(
         f"{game}{replay.variant.value} · rules: {md(rules, 300)} · target "
         f"{replay.rules.target_score}  \n{board.result_md(replay)}"

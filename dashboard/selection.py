@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from spades_replay.stats.tables import Tables
+from spades_replay.text import score_line
 
 from .markup import plain
 
@@ -76,10 +77,26 @@ def game_labels(games: pl.DataFrame) -> list[str]:
     labels = []
     for row in games.iter_rows(named=True):
         sides = f"{plain(row['side_0'], 60)} vs {plain(row['side_1'], 60)}"
-        scores = f"{row['score_0']} to {row['score_1']}"
+        scores = score_line((row["score_0"], row["score_1"]), row["winner"])
         if row["complete"]:
             ended = f"won by {plain(row['winner_players'], 60)}, {scores}"
         else:
             ended = f"unfinished, {scores} after {row['hands']} hand(s)"
         labels.append(f"{plain(row['game_id'], 60)} · {row['variant']} · {sides} · {ended}")
     return labels
+
+
+SEARCHED = ("game_id", "players", "player_keys", "source")
+"""The columns of ``games`` the game picker's search looks in."""
+
+
+def search(games: pl.DataFrame, text: str) -> pl.DataFrame:
+    """The games whose id, players or file contain ``text`` (case ignored; all for none)."""
+    wanted = text.strip().lower()
+    if not wanted:
+        return games
+    found = pl.lit(False)
+    for column in SEARCHED:
+        if column in games.columns:
+            found = found | pl.col(column).str.to_lowercase().str.contains(wanted, literal=True)
+    return games.filter(found.fill_null(False))

@@ -1,16 +1,21 @@
-"""The sidebar every page shares: where the data comes from (the paths given, uploads), what
-was left out, and the filters. It builds the :class:`~.widgets.Context` of the run."""
+"""The sidebar every page shares: where the data comes from (the paths given, uploads, or a
+store), what was left out, and the filters. It builds the :class:`~.widgets.Context` of the
+run."""
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from spades_replay.engine.seats import Variant
+from spades_replay.stats.tables import GAME_SCHEMA, Tables, rules_caption
+from spades_replay.store.layout import StoreError
 
-from . import validate
-from .data import UPLOAD_BYTES, load, scan
+from . import store, validate
+from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, scan
 from .markup import md
-from .selection import Filters, apply, player_options
+from .selection import Filters, apply, game_numbers, player_options
 from .widgets import CONTEXT, Context, opened_uploads, upload_of
 
 UPLOAD_TYPES = ["json", "jsonl", "ndjson", "gz"]
@@ -23,15 +28,30 @@ def _known(key: str, options: list[str]) -> None:
         st.session_state[key] = [value for value in st.session_state[key] if value in options]
 
 
-def render(paths: tuple[str, ...]) -> Context:
-    """Draw the sidebar, load what it names, and keep the context for the page."""
-    sidebar = st.sidebar
-    sidebar.header("Data")
-    if paths:
-        sidebar.caption("Records under")
-        sidebar.code("\n".join(paths), language=None)
-    else:
-        sidebar.caption("No path given: upload records below.")
+def _filters(
+    sidebar: DeltaGenerator, variants: list[str], rules: list[str], players: dict[str, str]
+) -> Filters:
+    """The filter widgets; what they select."""
+    sidebar.header("Filters")
+    _known("f_variant", variants)
+    _known("f_rules", rules)
+    _known("f_player", list(players))
+    chosen_variants = sidebar.multiselect("Variant", variants, key="f_variant", placeholder="all")
+    chosen_rules = sidebar.multiselect(
+        "Rules", rules, key="f_rules", placeholder="all", format_func=rules_caption
+    )
+    chosen_players = sidebar.multiselect(
+        "Player",
+        list(players),
+        key="f_player",
+        format_func=players.__getitem__,
+        placeholder="all",
+    )
+    return Filters(tuple(chosen_variants), tuple(chosen_rules), tuple(chosen_players))
+
+
+def _uploads(sidebar: DeltaGenerator) -> dict[str, Upload]:
+    """The upload widget; the uploads (with those opened from the Validate page)."""
     files = sidebar.file_uploader(
         "Add records",
         type=UPLOAD_TYPES,
@@ -43,34 +63,97 @@ def render(paths: tuple[str, ...]) -> Context:
     )
     uploads = {upload.digest: upload for upload in map(upload_of, files or [])}
     uploads.update(opened_uploads())
+    return uploads
+
+
+def _after(frame: pl.DataFrame, count: int) -> pl.DataFrame:
+    return frame.with_columns(pl.col("game") + count) if count else frame
+
+
+def render_store(directory: str) -> Context:
+    """Draw the sidebar of a store: nothing is replayed; the filters are asked of it.
+    Uploads are read as usual and numbered after the store's games."""
+    sidebar = st.sidebar
+    sidebar.header("Data")
+    sidebar.caption("The store")
+    sidebar.code(directory, language=None)
+    try:
+        key = store.manifest_key(directory)
+        view = store.open_view(directory, key)
+    except (StoreError, OSError) as error:
+        message = error.strerror if isinstance(error, OSError) else str(error)
+        sidebar.error(md(f"cannot open the store {directory}: {message}", 1000))
+        st.stop()
+        raise
+    uploads = _uploads(sidebar)
+    extra = load(Scan((), ()), list(uploads.values()))
+    count = view.games.height
+    games = pl.concat([view.games.select(list(GAME_SCHEMA)), _after(extra.tables.games, count)])
+    hands = view.complete_hands + extra.tables.side_hands.height // 2
+    sidebar.markdown(f"**{games.height}** valid game(s), **{hands}** complete hand(s)")
+    invalid = view.invalid + len(extra.invalid)
+    if invalid:
+        sidebar.warning(f"{invalid} invalid record(s) left out")
+        sidebar.page_link(validate.page(), label="See them on the Validate page")
+    for message in view.unread:
+        sidebar.error(md(message, 500))
+    for problem in extra.problems:
+        sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
+    variants = [v.value for v in Variant if v.value in set(games.get_column("variant"))]
+    rules = sorted(set(games.get_column("rules")))
+    seats = pl.concat([view.players, extra.seats.select("player_key", "player")])
+    filters = _filters(sidebar, variants, rules, player_options(seats))
+    kept = games
+    if filters.active:
+        numbers = store.game_numbers(directory, key, filters)
+        uploaded = game_numbers(extra.tables, extra.seats, filters) + count
+        kept = games.filter(pl.col("game").is_in([*numbers, *uploaded.to_list()]))
+    tables = Tables(
+        _after(extra.tables.seat_hands, count), _after(extra.tables.side_hands, count), games
+    )
+
+    def where(game: int) -> GameRef:
+        return view.ref(game) if game < count else extra.refs[game - count]
+
+    loaded = Loaded(
+        tables,
+        seats,
+        (),
+        extra.invalid,
+        extra.problems,
+        view.records + extra.records,
+        where,
+    )
+    shown = Tables(tables.seat_hands, tables.side_hands, kept)
+    context = Context((), loaded, filters, shown, uploads, view)
+    st.session_state[CONTEXT] = context
+    return context
+
+
+def render(paths: tuple[str, ...]) -> Context:
+    """Draw the sidebar, load what it names, and keep the context for the page."""
+    sidebar = st.sidebar
+    sidebar.header("Data")
+    if paths:
+        sidebar.caption("Records under")
+        sidebar.code("\n".join(paths), language=None)
+    else:
+        sidebar.caption("No path given: upload records below.")
+    uploads = _uploads(sidebar)
     loaded = load(scan(paths), list(uploads.values()))
 
     games = loaded.tables.games
     hands = loaded.tables.side_hands.height // 2
-    sidebar.markdown(f"**{len(loaded.refs)}** game(s), **{hands}** complete hand(s)")
+    sidebar.markdown(f"**{len(loaded.refs)}** valid game(s), **{hands}** complete hand(s)")
     if loaded.invalid:
         sidebar.warning(f"{len(loaded.invalid)} invalid record(s) left out")
         sidebar.page_link(validate.page(), label="See them on the Validate page")
     for problem in loaded.problems:
         sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
 
-    sidebar.header("Filters")
     variants = [v.value for v in Variant if v.value in set(games.get_column("variant"))]
     rules = sorted(set(games.get_column("rules")))
-    players = player_options(loaded.seats)
-    _known("f_variant", variants)
-    _known("f_rules", rules)
-    _known("f_player", list(players))
-    chosen_variants = sidebar.multiselect("Variant", variants, key="f_variant", placeholder="all")
-    chosen_rules = sidebar.multiselect("Rules", rules, key="f_rules", placeholder="all")
-    chosen_players = sidebar.multiselect(
-        "Player",
-        list(players),
-        key="f_player",
-        format_func=players.__getitem__,
-        placeholder="all",
-    )
-    filters = Filters(tuple(chosen_variants), tuple(chosen_rules), tuple(chosen_players))
+    filters = _filters(sidebar, variants, rules, player_options(loaded.seats))
     context = Context(paths, loaded, filters, apply(loaded.tables, loaded.seats, filters), uploads)
     st.session_state[CONTEXT] = context
     return context

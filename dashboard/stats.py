@@ -14,7 +14,7 @@ from spades_replay.stats.double_dummy import capped_hands
 from spades_replay.stats.metrics import ANALYSIS_COLUMNS, player_metrics, variant_metrics
 from spades_replay.stats.tables import Tables
 
-from . import data, figures
+from . import data, figures, store
 from .markup import md, plain
 from .widgets import Context, current
 
@@ -60,6 +60,9 @@ def render() -> None:
     st.title("Corpus stats")
     context = current()
     tables = context.view
+    if context.store is not None:
+        stored = store.tables(context.store.directory, context.store.key, context.filters)
+        tables = store.with_uploads(stored, tables, context.store.games.height)
     games = tables.games
     if games.height == 0:
         st.info("No game to count: nothing is loaded, or nothing passes the filters.")
@@ -123,7 +126,12 @@ def _analysis(context: Context, tables: Tables) -> None:
     jobs = middle.number_input(
         "Worker processes", min_value=1, max_value=cores, value=cores, key="corpus_jobs"
     )
-    games = tuple(context.loaded.ref(game).key for game in tables.games.get_column("game"))
+    numbers = tables.games.get_column("game").to_list()
+    if context.store is not None:
+        # the manifest's digest and the numbers name the games of a store (no ref per game)
+        games = (context.store.key, *map(str, numbers))
+    else:
+        games = tuple(context.loaded.ref(game).key for game in numbers)
     request = (games, time_cap, jobs)
     if right.button(
         f"Analyse {hands} hand(s)",

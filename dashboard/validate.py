@@ -15,6 +15,7 @@ from . import replay
 from .data import UPLOAD_BYTES, Loaded, Upload, check_upload
 from .markup import md, plain
 from .selection import game_labels
+from .store import StoreView, invalid_reports
 from .widgets import current, open_upload, upload_of
 
 SHOWN = 20
@@ -104,6 +105,18 @@ def _upload(upload: Upload, checked: Loaded) -> None:
         st.switch_page(replay.page())
 
 
+def _store(view: StoreView) -> None:
+    """The invalid records of the store shown, with every problem."""
+    st.subheader("The store")
+    if not view.invalid:
+        st.success(f"All {view.records} record(s) of the store are valid.")
+        return
+    st.markdown(
+        f"**{view.invalid}** of {view.records} record(s) are invalid and left out of every page:"
+    )
+    _invalid(invalid_reports(view.directory, view.key), "store problems")
+
+
 def render() -> None:
     """Draw the page."""
     st.title("Validate")
@@ -122,7 +135,11 @@ def render() -> None:
         upload = upload_of(file)
         _upload(upload, check_upload(upload))
     context = current()
+    if context.store is not None:
+        _store(context.store)
     loaded = context.loaded
+    if context.store is not None and not loaded.invalid and not loaded.problems:
+        return
     st.subheader("The loaded data")
     if not loaded.invalid and not loaded.problems:
         st.success(f"All {loaded.records} record(s) loaded are valid.")

@@ -9,6 +9,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from spades_replay.engine.rules import Rules, RuleValue
 from spades_replay.rescore import PARTS, Outcome, Rescore, RescoreError, rescore
+from spades_replay.text import score_line
 
 from . import data, figures
 from .markup import md, plain
@@ -120,8 +121,9 @@ def changes_text(changes: dict[str, RuleValue]) -> str:
 
 
 def outcome_text(game: Rescore, outcome: Outcome) -> str:
-    """``181 to 208, won by Drew in hand 4 (target)`` or ``..., no winner within 14 hands``."""
-    scores = f"{outcome.scores[0]} to {outcome.scores[1]}"
+    """``208 to 181, won by Drew in hand 4 (target)`` (the winner's score first) or ``...,
+    no winner within 14 hands``."""
+    scores = score_line(outcome.scores, outcome.winner)
     if outcome.winner is None:
         return f"{scores}, no winner within {game.hands_scored} hand(s)"
     who = plain(game.side_names[outcome.winner], 80)

@@ -23,7 +23,8 @@ from spades_replay.stats.tables import Tables
 
 from .data import UPLOAD_BYTES, GameRef, Loaded, Upload, replay_of
 from .markup import md
-from .selection import Filters, game_labels
+from .selection import Filters, game_labels, search
+from .store import StoreView
 
 CONTEXT = "context"
 OPENED = "opened uploads"
@@ -33,13 +34,16 @@ _SHARED = "shared: "
 @dataclass(frozen=True)
 class Context:
     """What the sidebar set up for the page of this run: the paths read, everything loaded,
-    the filters and the tables they leave, and the uploads (by digest) games may come from."""
+    the filters and the tables they leave, and the uploads (by digest) games may come from;
+    or the store shown (then ``view`` holds only the games that pass the filters: the hand
+    tables are asked of the store, :mod:`.store`)."""
 
     paths: tuple[str, ...]
     loaded: Loaded
     filters: Filters
     view: Tables
     uploads: dict[str, Upload]
+    store: StoreView | None = None
 
 
 def current() -> Context:
@@ -117,6 +121,10 @@ def pick_game(context: Context) -> Picked | None:
         else:
             st.info("No valid game is loaded: give paths or upload records in the sidebar.")
         return None
+    games = _page_of(games)
+    if games.height == 0:
+        st.info("No game matches the search.")
+        return None
     numbers = games.get_column("game").to_list()
     refs = [context.loaded.ref(number) for number in numbers]
     keys = [ref.key for ref in refs]
@@ -133,6 +141,27 @@ def pick_game(context: Context) -> Picked | None:
         st.error(f"{md(ref.where, 300)} could not be read again: it changed or went away.")
         return None
     return Picked(numbers[index], ref, replay)
+
+
+PAGE = 100
+"""How many games the game picker lists at once; above that, it searches and pages."""
+
+
+def _page_of(games: pl.DataFrame) -> pl.DataFrame:
+    """With more than :data:`PAGE` games, a search box (game id, player, file) and a page
+    number; the games of the page chosen."""
+    if games.height <= PAGE:
+        return games
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    text = left.text_input("Search games", key="game_search", placeholder="game id, player or file")
+    found = search(games, text)
+    pages = max(1, -(-found.height // PAGE))
+    page = right.number_input(
+        f"Page (of {pages})", min_value=1, max_value=pages, value=1, key="game_page"
+    )
+    page = min(int(page), pages)
+    st.caption(f"{found.height} game(s) found; {PAGE} a page.")
+    return found.slice((page - 1) * PAGE, PAGE)
 
 
 def game_rows(frame: pl.DataFrame, game: int) -> pl.DataFrame:

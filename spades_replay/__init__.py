@@ -4,7 +4,7 @@
     r = spades_replay.replay(game)             # rules errors raise RulesError
     for hand in r.hands:                       # hand by hand ...
         for step in hand.timeline:             # ... action by action
-            print(step.action, step.state.tricks_won)
+            print(step.action, step.trick)     # cards print as QH
     print(r.result.winner, r.result.scores)
 
 The layers, lowest first (each imports only those below it): :mod:`.errors`; the record
@@ -24,13 +24,23 @@ from spades_replay.errors import (
 )
 from spades_replay.record.io import dump, dumps, load, loads
 from spades_replay.record.models import FourPlayerRecord, TwoPlayerRecord
-from spades_replay.replay import GameResult, HandReplay, Replay, Step, check, replay
+from spades_replay.replay import (
+    Card,
+    GameResult,
+    HandReplay,
+    Replay,
+    Step,
+    check,
+    hand_cards,
+    replay,
+)
 from spades_replay.rescore import CorpusRescore, Rescore, RescoreError, rescore
 from spades_replay.validate import CorpusValidation, RecordReport, validate_bytes
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Card",
     "Code",
     "CorpusRescore",
     "CorpusValidation",
@@ -53,6 +63,7 @@ __all__ = [
     "check",
     "dump",
     "dumps",
+    "hand_cards",
     "load",
     "loads",
     "replay",

@@ -1,8 +1,11 @@
 """Finding and reading records: files, directories, ``.jsonl`` corpora, ``.gz`` compression.
 
 A path is a record file (``.json``, one record), a corpus (``.jsonl`` or ``.ndjson``, one
-record per line; blank lines are skipped), either of them gzip-compressed (``.gz``), or a
-directory (every such file below it, hidden ones excepted, in sorted order).
+record per line; blank lines are skipped), either of them gzip-compressed (``.gz``), a
+directory (every such file below it, hidden ones excepted, in sorted order), or ``-``:
+standard input, which holds one record or a corpus (a corpus when its first line is a whole
+JSON value and is not the whole input; gzip-compressed input is recognised by its bytes). It
+is named :data:`STDIN_NAME` in reports.
 
 Reading streams: a corpus is read line by line, never whole, so memory stays flat however
 large it is. Large plain corpora are cut into byte ranges (:class:`Task`) that worker
@@ -12,16 +15,24 @@ processes read on their own; a line belongs to the range in which it starts.
 from __future__ import annotations
 
 import gzip
+import io
 import os
+import sys
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
+import orjson
+
 from spades_replay.errors import Code, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+"""The path that names standard input, and how reports name it."""
+GZIP_MAGIC = b"\x1f\x8b"
 RECORD_SUFFIXES = (".json",)
 CORPUS_SUFFIXES = (".jsonl", ".ndjson")
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -39,6 +50,23 @@ def _is_record_file(path: Path) -> bool:
     return name.endswith(RECORD_SUFFIXES) or name.endswith(CORPUS_SUFFIXES)
 
 
+SAMPLES_LEFT_OUT = ("invalid",)
+"""The folders of a checkout's ``fixtures/`` that the dashboard does not open by default:
+``invalid/`` holds one broken record per error code (and ``EXPECTED.json``, the verdicts they
+must get, which is no record), for ``validate`` and the tests."""
+
+
+def sample_paths(fixtures: Path) -> list[str]:
+    """The bundled sample records to show when no path is given: every folder of
+    ``fixtures`` but those of :data:`SAMPLES_LEFT_OUT`, in sorted order, so that the default
+    dashboard opens on valid games only."""
+    return [
+        str(folder)
+        for folder in sorted(fixtures.iterdir())
+        if folder.is_dir() and folder.name not in SAMPLES_LEFT_OUT
+    ]
+
+
 def _io_problem(code: Code, path: str, message: str) -> InputError:
     return InputError(Problem(code, message, source=path))
 
@@ -49,6 +77,9 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
     Raises :class:`InputError` (``io.not-found``) for a path that does not exist.
     """
     for item in paths:
+        if str(item) == STDIN:
+            yield Path(STDIN)
+            continue
         path = Path(item)
         if path.is_dir():
             found: list[Path] = []
@@ -69,37 +100,53 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
 @dataclass(frozen=True, slots=True)
 class Task:
     """A unit of reading work: a whole file, or the byte range ``[start, end)`` of a plain
-    corpus. ``index`` orders the tasks of one run."""
+    corpus. ``index`` orders the tasks of one run. ``path`` is the name reports give the file
+    (as the user gave it); ``location``, when set, is where to open it: an absolute path, so
+    that a worker on a cluster, whatever its working directory, reads the same file."""
 
     index: int
     path: str
     corpus: bool
     start: int = 0
     end: int | None = None
+    location: str | None = None
+
+    @property
+    def stdin(self) -> bool:
+        """Whether this task reads standard input (it can only run in the main process)."""
+        return self.path == STDIN
 
     @property
     def size(self) -> int:
-        """How many bytes of the file this task covers (the whole file when unknown)."""
+        """How many bytes of the file this task covers (the whole file when unknown; 0 for
+        standard input)."""
+        if self.stdin:
+            return 0
         if self.end is not None:
             return self.end - self.start
         try:
-            return os.path.getsize(self.path)
+            return os.path.getsize(self.location or self.path)
         except OSError:
             return 0
 
 
 def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
-    """Cut ``files`` into tasks: plain corpora larger than ``chunk_bytes`` into ranges."""
+    """Cut ``files`` into tasks: plain corpora larger than ``chunk_bytes`` into ranges. Each
+    task is located by its absolute path."""
     tasks: list[Task] = []
     for path in files:
+        if str(path) == STDIN:
+            tasks.append(Task(len(tasks), STDIN, False))
+            continue
         corpus = is_corpus(path)
         size = path.stat().st_size if path.exists() else 0
-        if corpus and path.suffix.lower() != ".gz" and size > chunk_bytes:
+        location = os.path.abspath(path)
+        if corpus and not is_gzip_name(path.name) and size > chunk_bytes:
             for start in range(0, size, chunk_bytes):
                 end = min(start + chunk_bytes, size)
-                tasks.append(Task(len(tasks), str(path), True, start, end))
+                tasks.append(Task(len(tasks), str(path), True, start, end, location))
         else:
-            tasks.append(Task(len(tasks), str(path), corpus))
+            tasks.append(Task(len(tasks), str(path), corpus, location=location))
     return tasks
 
 
@@ -108,23 +155,82 @@ class Source:
     """The bytes of one line or file and where they came from (``line`` is 1-based within the
     task's range, ``None`` for a record file). Blank lines of a corpus are sources too (so
     that a reader can count lines); they hold no record. A line or file over the size limit
-    is ``oversize``: its bytes were skipped, never held in memory, and ``data`` is empty."""
+    is ``oversize``: its bytes were skipped, never held in memory, and ``data`` is empty.
+
+    ``offset`` is where the line starts in its file (0 for a record file): a byte offset in
+    the file, or for a ``.gz`` file in its decompressed stream. :func:`read_at` reads the
+    line back from it."""
 
     path: str
     line: int | None
     data: bytes
     oversize: bool = False
+    offset: int = 0
 
     @property
     def blank(self) -> bool:
-        """Whether this is a blank line (no record)."""
-        return not self.oversize and not self.data.strip()
+        """Whether this is a blank line of a corpus (no record). A record file is never
+        blank: an empty ``.json`` file is an invalid record, not an absent one."""
+        return self.line is not None and not self.oversize and not self.data.strip()
+
+
+def is_gzip_name(name: str) -> bool:
+    """Whether a file name says gzip (``.gz``, in any case): the one test every reader uses."""
+    return name.lower().endswith(".gz")
 
 
 def _open(path: str) -> BinaryIO:
-    if path.lower().endswith(".gz"):
+    if is_gzip_name(path):
         return gzip.open(path, "rb")  # type: ignore[return-value]
     return open(path, "rb")
+
+
+def _stdin() -> BinaryIO:
+    """Standard input as bytes, decompressed when it starts with gzip's magic bytes."""
+    stream: BinaryIO = sys.stdin.buffer
+    if isinstance(stream, io.BufferedReader) and stream.peek(2)[:2] == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
+    return stream
+
+
+def _read_stdin(cap: int) -> Iterator[Source]:
+    """Standard input: one record, or a corpus when its first line is a whole JSON value
+    and more follows."""
+    stream = _stdin()
+    first = stream.readline(cap + 2)
+    rest = stream.readline(cap + 2)
+    if not rest or not whole_json(first):
+        remaining = cap + 1 - len(first) - len(rest)  # read(-1) would read it all
+        data = first + rest + (stream.read(remaining) if remaining > 0 else b"")
+        if len(data) > cap:
+            yield Source(STDIN_NAME, None, b"", True)
+        else:
+            yield Source(STDIN_NAME, None, data)
+        return
+    for number, raw in enumerate(_lines(first, rest, stream, cap), start=1):
+        data = raw.rstrip(b"\r\n")
+        if len(data) > cap:
+            if not raw.endswith(b"\n"):
+                _skip_line(stream)
+            yield Source(STDIN_NAME, number, b"", True)
+        else:
+            yield Source(STDIN_NAME, number, data)
+
+
+def _lines(first: bytes, rest: bytes, stream: BinaryIO, cap: int) -> Iterator[bytes]:
+    yield first
+    yield rest
+    while raw := stream.readline(cap + 2):
+        yield raw
+
+
+def whole_json(line: bytes) -> bool:
+    """Whether ``line`` is one whole JSON value."""
+    try:
+        orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return True
 
 
 def read_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Iterator[Source]:
@@ -155,31 +261,99 @@ def _skip_line(stream: BinaryIO) -> int:
 
 
 def _read(task: Task, cap: int) -> Iterator[Source]:
-    with _open(task.path) as stream:
-        if not task.corpus:
-            data = stream.read(cap + 1)
-            yield (
-                Source(task.path, None, b"", True)
-                if len(data) > cap
-                else Source(task.path, None, data)
+    if task.stdin:
+        yield from _read_stdin(cap)
+        return
+    with _open(task.location or task.path) as stream:
+        yield from _read_stream(stream, task, cap)
+
+
+def _read_stream(stream: BinaryIO, task: Task, cap: int) -> Iterator[Source]:
+    """The sources of an open file: the whole of it, or the lines of a corpus's range."""
+    if not task.corpus:
+        data = stream.read(cap + 1)
+        yield (
+            Source(task.path, None, b"", True) if len(data) > cap else Source(task.path, None, data)
+        )
+        return
+    position = 0
+    if task.start > 0:
+        # the line that began in the previous range belongs to it: skip its rest
+        stream.seek(task.start - 1)
+        position = task.start - 1 + _skip_line(stream)
+    line = 0
+    while task.end is None or position < task.end:
+        start = position
+        raw = stream.readline(cap + 2)
+        if not raw:
+            break
+        line += 1
+        position += len(raw)
+        data = raw.rstrip(b"\r\n")
+        if len(data) > cap:
+            if not raw.endswith(b"\n"):
+                position += _skip_line(stream)
+            yield Source(task.path, line, b"", True, start)
+        else:
+            yield Source(task.path, line, data, False, start)
+
+
+def read_memory(
+    name: str, data: bytes, limits: Limits = DEFAULT_LIMITS, max_bytes: int | None = None
+) -> Iterator[Source]:
+    """The records of a file held in memory (an upload) named ``name``, read as a file of
+    that name is: decompressed when the name says ``.gz``, line by line when it names a
+    corpus. ``max_bytes`` caps the bytes taken, after decompression.
+
+    Raises :class:`InputError`: ``format.limit`` beyond ``max_bytes``, ``io.compression``
+    for bytes that are not valid gzip.
+    """
+    if max_bytes is not None and len(data) > max_bytes:
+        raise _io_problem(
+            Code.FORMAT_LIMIT, name, f"{name} is {len(data)} bytes; at most {max_bytes} are taken"
+        )
+    if is_gzip_name(name):
+        try:
+            with gzip.GzipFile(fileobj=io.BytesIO(data)) as compressed:
+                data = compressed.read(-1 if max_bytes is None else max_bytes + 1)
+        except (gzip.BadGzipFile, zlib.error, EOFError) as error:
+            raise _io_problem(
+                Code.IO_COMPRESSION, name, f"cannot decompress {name}: {error}"
+            ) from None
+        if max_bytes is not None and len(data) > (cap := max_bytes):
+            raise _io_problem(
+                Code.FORMAT_LIMIT, name, f"{name} holds more than {cap} bytes once decompressed"
             )
-            return
-        position = 0
-        if task.start > 0:
-            # the line that began in the previous range belongs to it: skip its rest
-            stream.seek(task.start - 1)
-            position = task.start - 1 + _skip_line(stream)
-        line = 0
-        while task.end is None or position < task.end:
-            raw = stream.readline(cap + 2)
-            if not raw:
-                break
-            line += 1
-            position += len(raw)
-            data = raw.rstrip(b"\r\n")
-            if len(data) > cap:
-                if not raw.endswith(b"\n"):
-                    position += _skip_line(stream)
-                yield Source(task.path, line, b"", True)
+    task = Task(0, name, is_corpus(Path(name)))
+    yield from _read_stream(io.BytesIO(data), task, limits.record_bytes)
+
+
+def read_at(
+    path: str, offset: int, line: int | None = None, limits: Limits = DEFAULT_LIMITS
+) -> Source:
+    """The record that starts at byte ``offset`` of ``path`` (a whole record file when
+    ``offset`` is 0 and ``path`` is not a corpus), as :func:`read_task` gave it, with
+    ``line``.
+
+    A plain file is read by seeking; a ``.gz`` file is decompressed up to ``offset`` (gzip
+    cannot seek), so reading late in a large compressed corpus costs a pass over what comes
+    before. Raises :class:`InputError` if the file cannot be read.
+    """
+    corpus = is_corpus(Path(path))
+    try:
+        with _open(path) as stream:
+            if corpus:
+                stream.seek(offset)
+                raw = stream.readline(limits.record_bytes + 2)
+                data = raw.rstrip(b"\r\n")
             else:
-                yield Source(task.path, line, data)
+                data = stream.read(limits.record_bytes + 1)
+    except (gzip.BadGzipFile, zlib.error, EOFError) as error:
+        raise _io_problem(Code.IO_COMPRESSION, path, f"cannot decompress {path}: {error}") from None
+    except OSError as error:
+        raise _io_problem(
+            Code.IO_UNREADABLE, path, f"cannot read {path}: {error.strerror or error}"
+        ) from None
+    if len(data) > limits.record_bytes:
+        return Source(path, line, b"", True, offset)
+    return Source(path, line, data, False, offset)

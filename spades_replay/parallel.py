@@ -4,29 +4,79 @@ Ctrl-C reaches every process of the group. The worker processes (and the fork se
 come from) are started with SIGINT ignored, so they never print a traceback; the main process
 alone takes the interrupt, terminates the workers and lets ``KeyboardInterrupt`` rise, so a
 command can clean up (atomic writes remove their temporary files) and exit 130.
+
+Where ``jobs`` is taken, an :class:`Executor` may stand instead of a number of processes: a
+Dask cluster (:mod:`spades_replay.cluster`) keeps the same contract, so the callers do not
+know which of the two runs their work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import signal
 import threading
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from multiprocessing import resource_tracker
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
+
+
+class Executor(Protocol):
+    """Runs work somewhere else (a cluster) with the contract of :func:`ordered_map`:
+    results in input order, workers that stop when the generator is closed."""
+
+    def ordered_map(
+        self, function: Callable[[Item], Result], items: Iterable[Item], *, chunksize: int = 1
+    ) -> Generator[Result, None, None]:
+        """``map(function, items)`` on the executor's workers, results in input order."""
+        ...
+
+
+Jobs = int | Executor
+"""Where work runs: a number of local worker processes (0: one per core), or an executor."""
+
+
+def workers(jobs: Jobs, items: int | None = None) -> Jobs:
+    """The worker processes ``jobs`` asks for (0: one per core), no more than ``items``
+    (at least 1) when given; an executor as it is."""
+    if not isinstance(jobs, int):
+        return jobs
+    count = jobs if jobs > 0 else os.cpu_count() or 1
+    return count if items is None else min(count, max(items, 1))
 
 
 def _quiet_worker() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
+@contextlib.contextmanager
+def sigint_shielded() -> Iterator[None]:
+    """Processes started inside inherit SIGINT ignored, so that none of them prints a
+    traceback on Ctrl-C. Here SIGINT is also blocked meanwhile: Linux keeps a blocked signal
+    pending even while it is ignored, and it is raised here as soon as the handler and the
+    mask are back, so no Ctrl-C is lost."""
+    # (multiprocessing unblocks SIGINT once when it first starts its resource tracker,
+    # which would drop the pending signal: start the tracker before blocking)
+    resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    main = threading.current_thread() is threading.main_thread()
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    try:
+        yield
+    finally:
+        if handler is not None:
+            signal.signal(signal.SIGINT, handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def ordered_map(
     function: Callable[[Item], Result],
     items: Iterable[Item],
-    jobs: int,
+    jobs: Jobs,
     *,
     preload: Sequence[str] = (),
     chunksize: int = 1,
@@ -34,8 +84,12 @@ def ordered_map(
     """``map(function, items)`` on ``jobs`` worker processes, results in input order.
 
     With ``jobs`` 1 nothing is started. Workers come from a fork server (a clean process,
-    whatever threads the caller runs) that imports ``preload`` once.
+    whatever threads the caller runs) that imports ``preload`` once. An :class:`Executor`
+    given as ``jobs`` runs the work instead (in batches of ``chunksize`` items).
     """
+    if not isinstance(jobs, int):
+        yield from jobs.ordered_map(function, items, chunksize=chunksize)
+        return
     if jobs == 1:
         yield from map(function, items)
         return
@@ -43,22 +97,9 @@ def ordered_map(
     context.set_forkserver_preload(list(preload))
     pool = None
     try:
-        # The new processes (the fork server, then the workers it forks) inherit SIGINT
-        # ignored, so none of them prints a traceback. Here SIGINT is also blocked meanwhile:
-        # Linux keeps a blocked signal pending even while it is ignored, and it is raised
-        # here as soon as the handler and the mask are back, so no Ctrl-C is lost.
-        # (multiprocessing unblocks SIGINT once when it first starts its resource tracker,
-        # which would drop the pending signal: start the tracker before blocking)
-        resource_tracker.ensure_running()
-        mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-        main = threading.current_thread() is threading.main_thread()
-        handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-        try:
+        # the fork server, then the workers it forks, never see Ctrl-C
+        with sigint_shielded():
             pool = context.Pool(jobs, initializer=_quiet_worker)
-        finally:
-            if handler is not None:
-                signal.signal(signal.SIGINT, handler)
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         yield from pool.imap(function, items, chunksize)
         pool.close()
     except BaseException:

@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 
 from spades_replay.convert import bid_value, hand_actions_of, rules_of, variant_of
-from spades_replay.engine.actions import Action, IllegalActionError
-from spades_replay.engine.cards import CARD_NAMES, cards_of
+from spades_replay.engine.actions import Action, IllegalActionError, PlayCard
+from spades_replay.engine.cards import CARD_NAMES, cards_of, parse_card
 from spades_replay.engine.game import HandActions, HandError, HandOutcome, iter_hands
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import SideScore
@@ -41,15 +41,115 @@ class PlayerInfo:
         return self.id if self.id is not None else self.name
 
 
+class Card(int):
+    """A card as the public API gives it: an ``int`` (its place in the deck, 0 for 2C to 51
+    for AS, as the engine counts) that prints in the record's notation. ``Card("QH")`` and
+    ``Card(36)`` are the same card.
+
+    >>> card = Card.parse("QH")
+    >>> card, str(card), int(card), card.rank, card.suit
+    (Card('QH'), 'QH', 36, 'Q', 'H')
+    >>> hand_cards(0b101)
+    (Card('2C'), Card('4C'))
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value: int | str) -> Card:
+        if isinstance(value, str):
+            value = parse_card(value)
+        if not 0 <= value < len(CARD_NAMES):
+            raise ValueError(f"a card is 0 to 51 or a name such as 'QH', not {value}")
+        return super().__new__(cls, value)
+
+    @classmethod
+    def parse(cls, name: str) -> Card:
+        """The card of a two-character name (``QH``); ``ValueError`` for any other text."""
+        return cls(parse_card(name))
+
+    @property
+    def name(self) -> str:
+        """The card's notation: rank (2-9, T, J, Q, K, A) then suit (C, D, H, S)."""
+        return CARD_NAMES[self]
+
+    @property
+    def rank(self) -> str:
+        """The rank letter: ``2`` to ``9``, ``T``, ``J``, ``Q``, ``K`` or ``A``."""
+        return CARD_NAMES[self][0]
+
+    @property
+    def suit(self) -> str:
+        """The suit letter: ``C``, ``D``, ``H`` or ``S``."""
+        return CARD_NAMES[self][1]
+
+    def __str__(self) -> str:
+        return CARD_NAMES[self]
+
+    def __repr__(self) -> str:
+        return f"Card({CARD_NAMES[self]!r})"
+
+
+_CARDS = tuple(Card(index) for index in range(len(CARD_NAMES)))
+
+
+def hand_cards(holding: int) -> tuple[Card, ...]:
+    """The cards of a holding (the engine keeps each seat's cards as a 52-bit mask), in deck
+    order: clubs, diamonds, hearts, spades, each from 2 up to A."""
+    return tuple(_CARDS[card] for card in cards_of(holding))
+
+
+def next_mark(marks: tuple[int, ...], step: int, last: int) -> int:
+    """The first trick mark after ``step`` (the last step when there is none).
+
+    >>> next_mark((4, 8, 12), 4, 20), next_mark((4, 8, 12), 12, 20)
+    (8, 20)
+    """
+    return next((mark for mark in marks if mark > step), last)
+
+
+def previous_mark(marks: tuple[int, ...], step: int) -> int:
+    """The last trick mark before ``step`` (the first step when there is none).
+
+    >>> previous_mark((4, 8, 12), 9), previous_mark((4, 8, 12), 4)
+    (8, 0)
+    """
+    return next((mark for mark in reversed(marks) if mark < step), 0)
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """One point of the timeline: the state of hand ``hand`` after ``action`` (``None`` for
-    the hand's starting state)."""
+    the hand's starting state).
+
+    ``state`` is the engine's state, which counts cards as ints and holdings as bitmasks;
+    :attr:`card`, :attr:`trick`, :attr:`tricks` and :attr:`holdings` give the same in
+    :class:`Card` values, which print as ``QH``.
+    """
 
     hand: int
     index: int
     state: HandState
     action: Action | None
+
+    @property
+    def card(self) -> Card | None:
+        """The card this step played, or ``None`` when the step is no card play."""
+        return _CARDS[self.action.card] if isinstance(self.action, PlayCard) else None
+
+    @property
+    def trick(self) -> tuple[Card, ...]:
+        """The cards of the trick in progress, in play order (empty between tricks)."""
+        return tuple(_CARDS[card] for card in self.state.trick)
+
+    @property
+    def tricks(self) -> tuple[tuple[Card, ...], ...]:
+        """The cards of each completed trick of the hand so far, in play order."""
+        return tuple(tuple(_CARDS[card] for card in trick.cards) for trick in self.state.tricks)
+
+    @property
+    def holdings(self) -> tuple[tuple[Card, ...], ...]:
+        """The cards each seat holds at this point, in deck order."""
+        return tuple(hand_cards(holding) for holding in self.state.holdings)
 
 
 @dataclass(frozen=True)
@@ -98,6 +198,21 @@ class HandReplay:
         for index, (action, after) in enumerate(drive_hand(state, self.actions), start=1):
             steps.append(Step(self.number, index, after, action))
         return tuple(steps)
+
+    @functools.cached_property
+    def trick_marks(self) -> tuple[int, ...]:
+        """The steps where stepping trick by trick stops: the last step before the first
+        card (the end of the draft, exchanges and bids), then the step that completes each
+        trick."""
+        timeline = self.timeline
+        first_card = next(
+            (step.index for step in timeline if isinstance(step.action, PlayCard)), len(timeline)
+        )
+        marks = [first_card - 1]
+        for step in timeline[first_card:]:
+            if len(step.state.tricks) > len(timeline[step.index - 1].state.tricks):
+                marks.append(step.index)
+        return tuple(marks)
 
     def to_dict(self) -> dict[str, Any]:
         """The hand as JSON-ready data (RULES.md section 4)."""
@@ -388,7 +503,9 @@ def _result_of(outcomes: Sequence[HandOutcome]) -> GameResult:
 
 
 def check(record: models.AnyRecord) -> tuple[Replay | None, tuple[Problem, ...]]:
-    """Replay ``record`` and collect its problems, for validators.
+    """Replay ``record`` and collect its problems, for validators: ``(replay, problems)``,
+    where ``replay`` is ``None`` when an action is illegal, and ``problems`` is empty when the
+    record is valid.
 
     Replay stops at the first illegal action (what follows it has no meaning); claims are
     checked for every hand replayed, so a bad claim does not hide a later one. The replay is

@@ -21,13 +21,15 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from spades_replay.atomic import atomic_writer
 from spades_replay.bots import Bot, HeuristicBot, RandomBot, next_action
 from spades_replay.engine.cards import DECK
 from spades_replay.engine.rules import STANDARD, Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.parallel import ordered_map
+from spades_replay.parallel import Jobs, ordered_map, workers
 from spades_replay.record import models
 from spades_replay.record.io import dumps
 from spades_replay.recorder import Recorder
@@ -36,6 +38,8 @@ MAX_HANDS = 60
 """A game not won after this many hands is recorded unfinished."""
 
 BOT_KINDS = ("heuristic", "random")
+CORPUS_NAMES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
+"""How the name of a corpus ends; :func:`write_corpus` writes any other name as a directory."""
 
 
 def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
@@ -158,32 +162,58 @@ def _game_bytes(job: tuple[CorpusSpec, int]) -> bytes:
     return dumps(record)
 
 
-def simulate_corpus(spec: CorpusSpec, *, jobs: int = 1) -> Generator[bytes, None, None]:
-    """The games of a corpus as compact JSON, in order, on ``jobs`` processes."""
+def simulate_corpus(spec: CorpusSpec, *, jobs: Jobs = 1) -> Generator[bytes, None, None]:
+    """The games of a corpus as compact JSON, in order, on ``jobs`` processes (or a
+    cluster)."""
     work = ((spec, index) for index in range(spec.games))
-    workers = jobs if jobs > 0 else os.cpu_count() or 1
     yield from ordered_map(
-        _game_bytes, work, workers, preload=["spades_replay.simulate"], chunksize=8
+        _game_bytes, work, workers(jobs), preload=["spades_replay.simulate"], chunksize=8
     )
+
+
+@dataclass
+class Tally:
+    """What :func:`write_corpus` wrote: how many games, and how many of them are unfinished
+    (not won within the spec's ``max_hands``)."""
+
+    games: int = 0
+    unfinished: int = 0
+
+    def add(self, line: bytes) -> None:
+        """Count one game's record."""
+        self.games += 1
+        if orjson.loads(line).get("result") is None:
+            self.unfinished += 1
 
 
 def write_corpus(
     spec: CorpusSpec,
     output: str | os.PathLike[str],
     *,
-    jobs: int = 1,
+    jobs: Jobs = 1,
     progress: Callable[[int], None] | None = None,
+    tally: Tally | None = None,
 ) -> int:
     """Write a simulated corpus: one ``.jsonl`` file (``.gz`` compresses it), or a directory
     with one ``.json`` record per game. Every file is written atomically. Returns the number
-    of games written."""
+    of games written; ``tally``, when given, also counts the unfinished ones.
+
+    An output that names a file (it has an extension other than those of a corpus) is
+    refused with :class:`ValueError`: a directory named ``out.txt`` is never what was meant.
+    """
     target = Path(output)
     written = 0
     name = target.name.lower()
+    if not name.endswith(CORPUS_NAMES) and target.suffix and not target.is_dir():
+        raise ValueError(
+            f"{output} is neither a corpus (.jsonl, .jsonl.gz, .ndjson, .ndjson.gz) nor a "
+            "directory: name a .jsonl file, or a directory (without an extension) for one "
+            ".json per game"
+        )
     # closing(): an interrupt stops the workers at once, not when the generator is collected
     games = simulate_corpus(spec, jobs=jobs)
     with contextlib.closing(games):
-        if name.endswith((".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")):
+        if name.endswith(CORPUS_NAMES):
             with atomic_writer(target) as raw:
                 stream = (
                     gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if name.endswith(".gz") else raw
@@ -191,6 +221,8 @@ def write_corpus(
                 for line in games:
                     stream.write(line + b"\n")
                     written += 1
+                    if tally is not None:
+                        tally.add(line)
                     if progress is not None:
                         progress(written)
                 if stream is not raw:
@@ -201,6 +233,8 @@ def write_corpus(
             with atomic_writer(target / f"{spec.game_id(index)}.json") as stream:
                 stream.write(line + b"\n")
             written += 1
+            if tally is not None:
+                tally.add(line)
             if progress is not None:
                 progress(written)
     return written

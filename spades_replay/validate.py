@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task
+from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task, whole_json
 from spades_replay.errors import Code, FormatError, InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.parallel import ordered_map
+from spades_replay.parallel import Jobs, ordered_map, workers
 from spades_replay.record.io import loads
 from spades_replay.record.models import AnyRecord
 from spades_replay.replay import Replay, check, figures_of
@@ -101,7 +101,10 @@ def _loaded(
     try:
         return loads(data, limits)
     except FormatError as error:
-        game_id, variant = _peek(data)
+        opens_an_object = all(
+            problem.code is not Code.FORMAT_NOT_OBJECT for problem in error.problems
+        )
+        game_id, variant = _peek(data) if opens_an_object else (None, None)
         problems = tuple(problem.located(source, line) for problem in error.problems)
         return RecordReport(source, line, game_id, variant, 0, None, problems)
 
@@ -172,7 +175,9 @@ def validate_bytes(
 
 @dataclass
 class Summary:
-    """Counts over everything validated so far."""
+    """Counts over everything validated so far. ``records``, ``valid``, ``invalid`` and
+    ``codes`` count every record; ``hands``, ``complete`` and ``unfinished`` count the valid
+    records only (an invalid record's hands and ending are not known to be real)."""
 
     files: int = 0
     records: int = 0
@@ -188,12 +193,12 @@ class Summary:
     def add(self, report: RecordReport) -> None:
         """Count one record."""
         self.records += 1
-        self.hands += report.hands
-        if report.valid:
-            self.valid += 1
-        else:
+        if not report.valid:
             self.invalid += 1
             self.codes.update(problem.code.value for problem in report.problems)
+            return
+        self.valid += 1
+        self.hands += report.hands
         if report.complete is True:
             self.complete += 1
         elif report.complete is False:
@@ -229,13 +234,15 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class TaskResult:
-    """What one task found: its counts, the reports to show, and how many lines it read."""
+    """What one task found: its counts, the reports to show, and how many lines it read;
+    when asked, ``offsets``: the (line, byte offset) of every record read, in order."""
 
     index: int
     lines: int
     summary: Summary
     reports: tuple[RecordReport, ...]
     sink: Sink | None = None
+    offsets: tuple[tuple[int | None, int], ...] = ()
 
 
 def oversize_report(source: Source, limits: Limits) -> RecordReport:
@@ -249,40 +256,85 @@ def oversize_report(source: Source, limits: Limits) -> RecordReport:
     return RecordReport(source.path, source.line, None, None, 0, None, (problem,))
 
 
+def pretty_corpus_report(source: Source, following: bytes | None = None) -> RecordReport | None:
+    """The report on a ``.jsonl`` corpus whose first line opens a record it does not close
+    (``{`` or ``[`` alone): a pretty-printed record misnamed as a corpus, which would
+    otherwise give one error per line. ``None`` for any other first line, and when the line
+    ``following`` it (if known) is a whole JSON value: then the file is a corpus after all."""
+    if source.line != 1 or source.data.strip() not in (b"{", b"["):
+        return None
+    if following is not None and whole_json(following):
+        return None
+    problem = Problem(
+        Code.FORMAT_JSON,
+        f"a .jsonl corpus holds one whole record per line, but line 1 is only "
+        f"{source.data.strip().decode()!r}: this looks like a pretty-printed record; name the "
+        "file .json, or write each record on one line",
+        source=source.path,
+        line=1,
+    )
+    return RecordReport(source.path, 1, None, None, 0, None, (problem,))
+
+
 def run_task(
     task: Task,
     keep_valid: bool = False,
     limits: Limits = DEFAULT_LIMITS,
     sink: Sink | None = None,
+    offsets: bool = False,
 ) -> TaskResult:
     """Validate every record of a task (a whole file or a range of a corpus), handing each
-    valid record with its figures to ``sink``.
+    valid record with its figures to ``sink``; with ``offsets``, note where each record
+    starts (:attr:`TaskResult.offsets`).
 
     Line numbers in the reports are relative to the task's range; :class:`CorpusValidation`
     makes them absolute.
     """
     summary = Summary(files=1 if task.start == 0 else 0, bytes=task.size)
     reports: list[RecordReport] = []
+    starts: list[tuple[int | None, int]] = []
     lines = 0
-    source: Source
+
+    def take(source: Source) -> None:
+        verified = None
+        if source.oversize:
+            report = oversize_report(source, limits)
+        else:
+            report, verified = verify_bytes(source.data, source.path, source.line, limits)
+        summary.add(report)
+        if sink is not None and verified is not None:
+            sink.add(verified, source.path, source.line)
+        if keep_valid or not report.valid:
+            reports.append(report)
+
+    # a corpus whose line 1 opens a record alone is judged by its next line: a pretty-printed
+    # record (one error for the file) unless that line is a whole JSON value
+    first: Source | None = None
     try:
         for source in read_task(task, limits):
             lines += 1
             if source.blank:
                 continue
-            verified = None
-            if source.oversize:
-                report = oversize_report(source, limits)
-            else:
-                report, verified = verify_bytes(source.data, source.path, source.line, limits)
-            summary.add(report)
-            if sink is not None and verified is not None:
-                sink.add(verified, source.path, source.line)
-            if keep_valid or not report.valid:
-                reports.append(report)
+            if offsets:
+                starts.append((source.line, source.offset))
+            if task.corpus and task.start == 0 and pretty_corpus_report(source) is not None:
+                first = source
+                continue
+            if first is not None:
+                pretty = pretty_corpus_report(first, source.data)
+                if pretty is not None:
+                    summary.add(pretty)
+                    reports.append(pretty)
+                    first = None
+                    break
+                take(first)
+                first = None
+            take(source)
+        if first is not None:
+            take(first)
     except InputError as error:
         summary.io_errors.append(error.problem)
-    return TaskResult(task.index, lines, summary, tuple(reports), sink)
+    return TaskResult(task.index, lines, summary, tuple(reports), sink, tuple(starts))
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,8 +356,9 @@ class CorpusValidation:
 
     Iteration yields the report of every invalid record (and of valid ones too when
     ``keep_valid``), in input order, with absolute ``.jsonl`` line numbers, whatever ``jobs``
-    is. ``jobs`` is the number of worker processes (1: none; 0: one per core); plain corpora
-    are cut into ranges of ``chunk_bytes`` for them.
+    is. ``jobs`` is the number of worker processes (1: none; 0: one per core), or a cluster
+    (:class:`~spades_replay.parallel.Executor`); plain corpora are cut into ranges of
+    ``chunk_bytes`` for them.
 
     With ``sink``, each task (in its worker) hands every valid record (:class:`Verified`) to a sink
     made by ``sink()``; the filled sinks reach ``on_sink`` in the main process, in input
@@ -317,7 +370,7 @@ class CorpusValidation:
         self,
         paths: Iterable[str | os.PathLike[str]],
         *,
-        jobs: int = 1,
+        jobs: Jobs = 1,
         keep_valid: bool = False,
         progress: Progress | None = None,
         limits: Limits = DEFAULT_LIMITS,
@@ -328,7 +381,7 @@ class CorpusValidation:
         self.summary = Summary()
         self._chunk_bytes = chunk_bytes
         self._paths = list(paths)
-        self._jobs = jobs if jobs > 0 else os.cpu_count() or 1
+        self._jobs = workers(jobs)
         self._worker = _Worker(keep_valid, limits, sink)
         self._on_sink = on_sink
         self._progress = progress
@@ -343,7 +396,8 @@ class CorpusValidation:
         return plan(files, self._chunk_bytes)
 
     def _results(self, tasks: list[Task]) -> Generator[TaskResult, None, None]:
-        jobs = 1 if len(tasks) < 2 else self._jobs
+        # standard input can only be read here, in the main process
+        jobs = 1 if any(task.stdin for task in tasks) else workers(self._jobs, len(tasks))
         yield from ordered_map(self._worker, tasks, jobs, preload=["spades_replay.validate"])
 
     def __iter__(self) -> Iterator[RecordReport]:

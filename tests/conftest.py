@@ -16,6 +16,19 @@ SHARED = next(
 )
 """The shared originals of the conformance sets, where they sit beside this checkout."""
 FIXTURES = ROOT / "fixtures"
+INVALID_FIXTURES = tuple(sorted((FIXTURES / "invalid").glob("*.json")))
+"""The files of fixtures/invalid: one broken record per error code, and EXPECTED.json (not a
+record: the verdicts the others must get). Tests count from these, never a hard-coded number."""
+
+
+def fixture_records() -> int:
+    """How many records fixtures/ holds (files, and the lines of its corpora)."""
+    from spades_replay.validate import CorpusValidation
+
+    validation = CorpusValidation([FIXTURES])
+    list(validation)
+    return validation.summary.records
+
 
 settings.register_profile("default", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile(

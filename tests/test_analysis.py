@@ -103,6 +103,7 @@ def two_player_hands() -> Iterator[HandReplay]:
     yield from simulated(4).hands[:10]
 
 
+@pytest.mark.slow
 def test_values_are_consistent_along_every_two_player_hand() -> None:
     checked = 0
     for hand in two_player_hands():
@@ -115,6 +116,7 @@ def test_values_are_consistent_along_every_two_player_hand() -> None:
     assert checked == 26
 
 
+@pytest.mark.slow
 def test_the_first_hand_of_the_two_player_oracle_game() -> None:
     analysis = analyze_hand(game(TWO_PLAYER_GAME).hands[0])
     assert analysis.par == (8, 5)
@@ -213,6 +215,7 @@ def test_a_capped_hand_says_so_and_keeps_its_later_plays() -> None:
     assert data["plays"][0]["cost"] is None
 
 
+@pytest.mark.slow
 def test_workers_give_the_same_results_and_report_progress() -> None:
     hands = game(TWO_PLAYER_GAME).hands[:3]
     seen: list[tuple[int, int]] = []
@@ -321,7 +324,6 @@ def test_analyze_invalid_record(capsys: pytest.CaptureFixture[str]) -> None:
     ("args", "message"),
     [
         (["--hand", "99"], "there is no hand 99"),
-        (["--jobs", "-1"], "--jobs must be 0"),
         (["--time-cap", "-1"], "--time-cap must be 0"),
         (["--time-cap", "nan"], "--time-cap must be 0"),
     ],

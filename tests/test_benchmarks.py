@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 from .conftest import FIXTURES, ROOT
 
@@ -20,6 +23,7 @@ def benchmark() -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_every_stage_runs_and_the_report_renders() -> None:
     run = benchmark()
     lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[:3]
@@ -48,3 +52,73 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     assert "| validate | four-player |" in text
     assert "| --jobs 2 >= 1.7 x --jobs 1 | 2.00 x" in text
     assert "| `spades-replay validate` of 1,600 mixed games >= 0.15 of orjson" in text
+
+
+@pytest.mark.slow
+def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "benchmarks" / "store.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_store"] = module
+    spec.loader.exec_module(module)
+    from spades_replay.store.ingest import ingest
+    from spades_replay.store.read import Store
+    from spades_replay.store.sql import run
+
+    ingest([FIXTURES / "corpus"], tmp_path / "store")
+    rows = run(Store.open(tmp_path / "store"), module.NIL_BY_PLAYER).rows
+    assert rows
+    results = {
+        "when": "now",
+        "machine": "test",
+        "games": 4000,
+        "ingest": {
+            "corpus_mb": 34.0,
+            "validate_s": 40.0,
+            "ingest_s": 45.0,
+            "ingest_ratio": 40 / 45,
+            "reingest_s": 0.5,
+            "reingest_share": 0.5 / 45,
+            "peak_corpus_mb": 1000.0,
+            "peak_mb": 120.0,
+        },
+        "query": {"query_s": 0.4, "query_alone_s": 0.1},
+        "browser": {"skipped": "no chromium"},
+    }
+    text = module.markdown(results)
+    assert "| ingest >= 0.8 x validate (--jobs 1) | 0.89 (40.0 s / 45.0 s) | yes |" in text
+    assert "skipped: no chromium" in text
+    assert "the query alone 0.10 s" in text
+    assert module.query_figures(tmp_path / "store")["query_alone_s"] > 0
+
+
+def test_the_cluster_report_renders() -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import scale
+
+    results = {
+        "validate": {
+            "corpus_mb": 1000.0,
+            "games": 100_000,
+            "partitions": 120,
+            "jobs_2_seconds": 80.0,
+            "cluster_seconds": 84.0,
+            "ratio": 80.0 / 84.0,
+            "mb_per_second_per_worker": 6.0,
+            "games_per_second_per_worker": 600.0,
+        },
+        "overhead": {
+            "analysis": {"hands": 4, "seconds": 40.0, "hands_per_hour_per_worker": 180.0},
+            "start_seconds": 3.0,
+            "stop_seconds": 1.0,
+            "tasks": 500,
+            "cluster_ms_per_task": 10.0,
+            "pool_ms_per_task": 3.0,
+        },
+    }
+    text = scale.markdown(results)
+    assert "| 0.95 x (80.0 s / 84.0 s): met |" in text
+    assert "| per-partition scheduling overhead | 10.00 ms" in text
+    assert "0.71% of an 8 MB partition's 1.40 s" in text
+    assert "| 180 an hour |" in text

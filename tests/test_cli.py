@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -14,7 +16,7 @@ import pytest
 from spades_replay.cli import main
 from spades_replay.record.schema import schema_bytes
 
-from .conftest import CONFORMANCE, ROOT
+from .conftest import CONFORMANCE, FIXTURES, ROOT
 
 VALID = CONFORMANCE / "valid"
 INVALID = CONFORMANCE / "invalid"
@@ -29,8 +31,27 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 def test_validate_a_directory_of_valid_records(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "validate", str(VALID))
     assert code == 0
-    assert "40 record(s), 634 hand(s) in 40 file(s): 40 valid, 0 invalid" in out
-    assert "28 game(s) complete, 12 unfinished" in out
+    records = [orjson.loads(path.read_bytes()) for path in sorted(VALID.glob("*.json"))]
+    finished = sum("result" in record for record in records)
+    hands = sum(len(record["hands"]) for record in records)
+    n = len(records)
+    assert f"{n} record(s) in {n} file(s): {n} valid, 0 invalid" in out
+    assert (
+        f"the valid ones: {finished} game(s) complete, {n - finished} unfinished, "
+        f"{hands} hand(s) recorded" in out
+    )
+
+
+def test_the_summary_counts_hands_of_valid_records_only(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """An invalid record's hands are not counted: only the valid game's are."""
+    valid = FIXTURES / "two-player" / "standard-game.json"
+    code, out, _ = run(capsys, "validate", str(valid), str(INVALID / "two-player-revoke.json"))
+    assert code == 1
+    hands = len(orjson.loads(valid.read_bytes())["hands"])
+    assert "2 record(s) in 2 file(s): 1 valid, 1 invalid (play.revoke 1)" in out
+    assert f"the valid ones: 1 game(s) complete, 0 unfinished, {hands} hand(s) recorded" in out
 
 
 def test_validate_reports_the_place_and_the_rule(capsys: pytest.CaptureFixture[str]) -> None:
@@ -47,9 +68,10 @@ def test_validate_json_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     lines = [orjson.loads(line) for line in out.splitlines()]
     summary = lines[-1]["summary"]
-    assert summary["invalid"] == 25  # the 24 records, and EXPECTED.json: not a record at all
+    assert summary["invalid"] == len(list(INVALID.glob("*.json")))
     assert summary["valid"] == 0
     reports = lines[:-1]
+    assert len(reports) == summary["records"]
     assert all(not report["valid"] for report in reports)
     codes = {report["problems"][0]["code"] for report in reports}
     assert {"play.revoke", "format.unknown-key", "claim.winner", "format.not-a-record"} <= codes
@@ -220,3 +242,245 @@ def test_the_progress_bar_shows_only_on_a_terminal() -> None:
         bar.out.print("a report")
     assert quiet_out.file.getvalue() == "a report\n"  # type: ignore[attr-defined]
     assert quiet_err.file.getvalue() == ""  # type: ignore[attr-defined]
+
+
+def test_validate_never_passes_having_checked_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An empty directory, a directory without records, an empty corpus: exit 3, said."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("not a record")
+    corpus = tmp_path / "nothing.jsonl"
+    corpus.write_bytes(b"\n\n")
+    for path in (empty, other, corpus):
+        code, _, err = run(capsys, "validate", str(path))
+        assert code == 3, path
+        assert "no records found" in err
+        assert "nothing was checked" in err
+    code, out, _ = run(capsys, "validate", "--format", "json", str(empty))
+    assert code == 3
+    assert orjson.loads(out.splitlines()[-1])["summary"]["records"] == 0
+    code, _, err = run(capsys, "stats", str(empty))
+    assert code == 3
+    assert "no records found" in err
+
+
+def test_an_empty_record_file_is_an_invalid_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``validate`` agrees with ``replay`` and ``validate_bytes`` on an empty ``.json``."""
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    code, out, _ = run(capsys, "validate", str(empty))
+    assert code == 1
+    assert "1 record(s)" in out
+    assert "[format.json]" in out
+    code, _, _ = run(capsys, "replay", str(empty))
+    assert code == 1
+
+
+def test_validate_json_lists_every_record(capsys: pytest.CaptureFixture[str]) -> None:
+    """Machine output lists valid records too, without ``--verbose``."""
+    code, out, _ = run(capsys, "validate", "--format", "json", str(VALID))
+    assert code == 0
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    reports, summary = lines[:-1], lines[-1]["summary"]
+    files = sorted(VALID.glob("*.json"))
+    assert len(reports) == len(files) == summary["records"] == summary["valid"]
+    assert all(report["valid"] and report["problems"] == [] for report in reports)
+    assert [Path(report["source"]).name for report in reports] == [f.name for f in files]
+
+
+def test_results_put_the_winners_score_first(capsys: pytest.CaptureFixture[str]) -> None:
+    """Side 1 won -258 to 416: the replay's result and the games table say 416 to -258."""
+    mercy = str(FIXTURES / "two-player" / "mercy.json")
+    code, out, _ = run(capsys, "replay", mercy)
+    assert code == 0
+    assert "Result: Drew won 416 to -258 after" in out
+    code, out, _ = run(capsys, "stats", mercy, "--by", "game", "--columns", "game,scores")
+    assert code == 0
+    assert "416 to -258" in out
+
+
+class _Stdin:
+    """Standard input holding ``data``, as the command reads it (``sys.stdin.buffer``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.buffer = io.BufferedReader(io.BytesIO(data))  # type: ignore[arg-type]
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _piped(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes], data: bytes
+) -> Any:
+    def run_with(*args: str) -> tuple[int, bytes]:
+        monkeypatch.setattr(sys, "stdin", _Stdin(data))
+        code = main(list(args))
+        return code, capsysbinary.readouterr().out
+
+    return run_with
+
+
+def test_dash_reads_standard_input(
+    monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """``-`` is standard input for validate, replay, stats and analyze: one record, a
+    corpus, or either gzipped."""
+    mercy = (FIXTURES / "two-player" / "mercy.json").read_bytes()
+    corpus = (FIXTURES / "corpus" / "two-player.jsonl").read_bytes()
+    records = len(corpus.splitlines())
+    code, out = _piped(monkeypatch, capsysbinary, mercy)("validate", "-")
+    assert code == 0
+    assert b"1 record(s) in 1 file(s): 1 valid" in out
+    code, out = _piped(monkeypatch, capsysbinary, gzip.compress(corpus))("validate", "-", "-j", "2")
+    assert code == 0
+    assert f"{records} record(s) in 1 file(s): {records} valid".encode() in out
+    revoke = (FIXTURES / "invalid" / "play-revoke.json").read_bytes()
+    code, out = _piped(monkeypatch, capsysbinary, revoke)("validate", "-")
+    assert code == 1
+    assert b"<stdin>: invalid" in out
+    code, out = _piped(monkeypatch, capsysbinary, mercy)("replay", "-", "--hand", "1")
+    assert code == 0
+    assert b"Game fixture-two-player-mercy" in out
+    code, out = _piped(monkeypatch, capsysbinary, corpus)(
+        "replay", "-", "--game", "2", "--format", "json"
+    )
+    assert code == 0
+    assert orjson.loads(out)["game_id"] == orjson.loads(corpus.splitlines()[1])["game_id"]
+    code, out = _piped(monkeypatch, capsysbinary, mercy)("stats", "-", "--format", "csv")
+    assert code == 0
+    assert b"Drew" in out
+    code, out = _piped(monkeypatch, capsysbinary, mercy)("analyze", "-", "--hand", "1")
+    assert code == 0
+    assert b"Double-dummy analysis" in out
+
+
+def test_replay_of_a_directory_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "replay", str(FIXTURES))
+    assert code == 2
+    assert "is a directory" in err
+    assert "no such file" not in err
+
+
+def test_a_pretty_printed_jsonl_gets_one_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pretty = tmp_path / "game.jsonl"
+    pretty.write_bytes((FIXTURES / "two-player" / "mercy.json").read_bytes())
+    assert len(pretty.read_bytes().splitlines()) > 100
+    code, out, _ = run(capsys, "validate", str(pretty))
+    assert code == 1
+    assert out.count("[format.json]") == 1
+    assert "a .jsonl corpus holds one whole record per line" in out
+    assert "1 record(s) in 1 file(s): 0 valid, 1 invalid" in out
+    code, out, _ = run(capsys, "replay", str(pretty))
+    assert code == 1
+    assert "looks like a pretty-printed record" in out
+
+
+@pytest.mark.parametrize("command", ["validate", "stats", "analyze", "simulate"])
+def test_a_negative_jobs_is_refused(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = {
+        "simulate": ["--variant", "two-player", "--games", "1", "-o", "never.jsonl"],
+    }.get(command, [str(FIXTURES / "two-player" / "mercy.json")])
+    with pytest.raises(SystemExit) as caught:
+        main([command, *args, "--jobs", "-2"])
+    assert caught.value.code == 2
+    assert "--jobs: must be 0 (one per core) or more, not -2" in capsys.readouterr().err
+    assert not Path("never.jsonl").exists()
+
+
+def test_replay_of_a_missing_hand_prints_nothing_but_the_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for extra in ([], ["--format", "json"]):
+        code, out, err = run(
+            capsys, "replay", str(FIXTURES / "two-player" / "mercy.json"), "--hand", "40", *extra
+        )
+        assert code == 2
+        assert out == ""
+        assert "there is no hand 40" in err
+
+
+def test_a_failed_nil_of_one_trick_is_said_in_the_singular(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "replay", str(FIXTURES / "two-player" / "nil-failed.json"))
+    assert code == 0
+    assert "nil failed (1 trick) " in out
+    assert "(1 tricks)" not in out
+
+
+def test_a_number_beyond_64_bits_is_named_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record = orjson.loads((FIXTURES / "two-player" / "mercy.json").read_bytes())
+    huge = 10**30
+    record["x-n"] = huge
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps(record))
+    code, out, _ = run(capsys, "validate", str(path))
+    assert code == 1
+    assert out.count(str(huge)) == 1
+    assert f"'x-n': the integer {huge} is beyond 64 bits" in out
+
+
+def test_a_large_json_array_is_refused_before_it_is_parsed() -> None:
+    """A record file that is a 5 MB array is not an object: refused without building it."""
+    import tracemalloc
+
+    import spades_replay
+    from spades_replay.errors import FormatError
+
+    data = b" \n[" + b",".join([b'{"a": [1, 2, 3], "b": "text"}'] * 150_000) + b"]"
+    tracemalloc.start()
+    try:
+        with pytest.raises(FormatError) as caught:
+            spades_replay.loads(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert caught.value.problems[0].code.value == "format.not-object"
+    assert caught.value.problems[0].message == "a record is a JSON object, got an array"
+    assert peak < len(data) // 10
+
+
+@pytest.mark.parametrize("variant", ["two-player", "four-player"])
+def test_replay_shows_exchanges_and_bids_in_the_order_they_happen(
+    variant: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The terminal follows the timeline (as the dashboard's steps do): two-player exchanges
+    come after the draft and before the bids, four-player ones after the bidding."""
+    import spades_replay
+    from spades_replay.engine.actions import Exchange, PlaceBid
+
+    path = FIXTURES / variant / "blind-nil.json"
+    replayed = spades_replay.replay(spades_replay.load(path))
+    hand = next(hand for hand in replayed.hands if hand.outcome.exchanges)
+    kinds = [type(step.action) for step in hand.timeline]
+    exchange_first = kinds.index(Exchange) < kinds.index(PlaceBid)
+    assert exchange_first == (variant == "two-player")
+    code, out, _ = run(capsys, "replay", str(path), "--hand", str(hand.number))
+    assert code == 0
+    assert (out.index("Exchange:") < out.index("Bids:")) == exchange_first
+
+
+def test_a_corpus_whose_first_line_is_a_lone_brace_is_still_a_corpus(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Line 1 ``{`` alone followed by whole records is a bad line of a corpus, not a
+    pretty-printed record: the records after it are still validated."""
+    good = (FIXTURES / "two-player" / "mercy.json").read_bytes().replace(b"\n", b"")
+    corpus = tmp_path / "games.jsonl"
+    corpus.write_bytes(b"{\n" + good + b"\n")
+    code, out, _ = run(capsys, "validate", str(corpus), "--format", "json")
+    assert code == 1
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    assert [line.get("line") for line in lines[:-1]] == [1, 2]
+    assert lines[-1]["summary"]["valid"] == 1
+    assert "pretty-printed" not in out

@@ -131,6 +131,7 @@ def peak_kib(path: Path, jobs: int) -> tuple[int, int]:
     return int(out[0]), int(out[1])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_memory_stays_flat_as_the_corpus_grows(tmp_path: Path, jobs: int) -> None:
     """Eight times the corpus must not cost eight times the memory: the reader streams."""
@@ -142,3 +143,80 @@ def test_memory_stays_flat_as_the_corpus_grows(tmp_path: Path, jobs: int) -> Non
     large_peak, large_records = peak_kib(large, jobs)
     assert large_records == 8 * small_records
     assert large_peak < small_peak + 16 * 1024, (small_peak, large_peak)
+
+
+@pytest.mark.parametrize(
+    "name", ["games.jsonl", "games.JSONL.GZ", "game.json", "GAME.JSON.GZ", "games.ndjson.gz"]
+)
+def test_one_reading_path_for_files_and_uploads(tmp_path: Path, name: str) -> None:
+    """A file on disk and the same bytes uploaded (read in memory) give the same records,
+    whatever the case of ``.gz``."""
+    from spades_replay.corpus import is_corpus, read_memory
+
+    many = is_corpus(Path(name))
+    lines = [GOOD, b"", BAD] if many else [GOOD]
+    data = b"\n".join(lines) + b"\n"
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.lower().endswith(".gz") else data)
+    on_disk = list(read_task(Task(0, str(path), many)))
+    in_memory = list(read_memory(str(path), path.read_bytes()))
+    assert on_disk == in_memory
+    records = [source.data.strip() for source in on_disk if not source.blank]
+    assert records == ([GOOD, BAD] if many else [GOOD])
+
+
+def test_record_io_reads_gzip_whatever_the_case(tmp_path: Path) -> None:
+    import spades_replay
+
+    path = tmp_path / "GAME.JSON.GZ"
+    path.write_bytes(gzip.compress(GOOD))
+    assert spades_replay.load(path) == spades_replay.loads(GOOD)
+
+
+def test_uploads_over_the_cap_are_refused_after_decompression() -> None:
+    from spades_replay.corpus import read_memory
+
+    bomb = gzip.compress(b"\n" * 5000)
+    with pytest.raises(InputError) as caught:
+        list(read_memory("x.jsonl.gz", bomb, max_bytes=1000))
+    assert caught.value.problem.code is Code.FORMAT_LIMIT
+    with pytest.raises(InputError) as caught:
+        list(read_memory("x.json.gz", b"not gzip"))
+    assert caught.value.problem.code is Code.IO_COMPRESSION
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        (GOOD, [(None, GOOD)]),
+        (GOOD + b"\n" + BAD + b"\n", [(1, GOOD), (2, BAD)]),
+        (b"{\n  " + GOOD[1:], [(None, b"{\n  " + GOOD[1:])]),  # a pretty-printed record
+        (gzip.compress(GOOD + b"\n\n" + GOOD), [(1, GOOD), (2, b""), (3, GOOD)]),
+    ],
+)
+def test_standard_input_holds_a_record_or_a_corpus(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, expected: list[tuple[int | None, bytes]]
+) -> None:
+    import io
+
+    from spades_replay.corpus import STDIN, STDIN_NAME
+
+    stdin = type("Stdin", (), {"buffer": io.BufferedReader(io.BytesIO(data))})()
+    monkeypatch.setattr(sys, "stdin", stdin)
+    sources = list(read_task(Task(0, STDIN, False)))
+    assert [(source.line, source.data) for source in sources] == expected
+    assert {source.path for source in sources} == {STDIN_NAME}
+
+
+def test_standard_input_over_the_size_limit_is_never_read_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    from spades_replay.corpus import STDIN
+
+    big = io.BufferedReader(io.BytesIO(b"x" * 10_000 + b"\n" + b"y" * 10_000))
+    monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": big})())
+    (source,) = read_task(Task(0, STDIN, False), Limits(100, 10, 10))
+    assert source.oversize
+    assert big.tell() < 1000

@@ -1,5 +1,5 @@
 """The dashboard run headless by Streamlit's AppTest: every page and every widget path, on
-the bundled fixtures (which include invalid records) and on uploads.
+the bundled sample records (and all of fixtures/, invalid records included), and on uploads.
 
 AppTest runs no JavaScript: tests/test_dashboard_browser.py proves the pages draw in a
 browser. Here every run is followed by a check that the script raised nothing.
@@ -22,7 +22,8 @@ from spades_replay.dashboard.markup import card_md, md
 from streamlit.testing.v1 import AppTest
 
 import spades_replay
-from spades_replay.analysis import Solver, analyze_hand, position_before
+from spades_replay.analysis import KERNEL_VARIABLE, Solver, analyze_hand, position_before
+from spades_replay.corpus import sample_paths
 from spades_replay.engine.actions import PlayCard
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.collect import StatsCollection
@@ -32,7 +33,9 @@ from spades_replay.stats.tables import tables_of
 from spades_replay.text import card_label
 from spades_replay.validate import CorpusValidation
 
-from .conftest import FIXTURES, ROOT
+from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
+
+pytestmark = pytest.mark.slow  # every test runs the app's pages
 
 ENTRY = str(ROOT / "dashboard" / "app.py")
 VALID = (FIXTURES / "two-player" / "mercy.json").read_bytes()
@@ -90,13 +93,14 @@ def _pick_game(at: AppTest, game_id: str) -> AppTest:
 
 @pytest.fixture
 def app() -> AppTest:
-    """The dashboard on its default data (fixtures/), on the Replay page."""
+    """The dashboard on its default data (the samples of fixtures/), on the Replay page."""
     return _app()
 
 
 def _fixture_counts() -> tuple[int, int]:
-    """Valid games and their complete hands in fixtures/, counted by the validator."""
-    validation = CorpusValidation([FIXTURES], keep_valid=True)
+    """Valid games and their complete hands in the sample records of fixtures/ (what the
+    dashboard opens on by default), counted by the validator."""
+    validation = CorpusValidation(sample_paths(FIXTURES), keep_valid=True)
     valid = [report for report in validation if report.valid]
     complete = 0
     for report in valid:
@@ -119,14 +123,19 @@ def _line(path: str, line: int) -> bytes:
         return bytes(stream.read().splitlines()[line - 1])
 
 
-def test_opens_on_the_fixtures_and_reports_the_invalid_ones(app: AppTest) -> None:
+def test_opens_clean_on_the_sample_records_of_the_fixtures(app: AppTest) -> None:
+    """The default dashboard shows the valid samples, not fixtures/invalid: no warning."""
     assert app.title[0].value == "Replay"
     games, hands = _fixture_counts()
-    assert app.sidebar.markdown[0].value == f"**{games}** game(s), **{hands}** complete hand(s)"
-    assert app.sidebar.warning[0].value == f"{INVALID_FILES} invalid record(s) left out"
-    assert app.sidebar.code[0].value.endswith("fixtures")
+    assert app.sidebar.markdown[0].value == (
+        f"**{games}** valid game(s), **{hands}** complete hand(s)"
+    )
+    assert not app.sidebar.warning
+    assert not app.sidebar.error
+    shown = app.sidebar.code[0].value.splitlines()
+    assert [Path(path).name for path in shown] == ["corpus", "four-player", "two-player"]
     picker = app.selectbox(key="game")
-    assert len(picker.options) == _fixture_counts()[0]
+    assert len(picker.options) == games
     assert picker.options[0].startswith("four-player-s12-000000 · four-player · Alex & Charlie")
     assert _step_text(app).startswith("**Step 0 of 57** · bidding · spades not broken yet")
 
@@ -220,8 +229,8 @@ def test_game_charts_draw_the_picked_game_from_its_tables() -> None:
 def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
     at = _app("stats")
     assert at.title[0].value == "Corpus stats"
-    collection = StatsCollection([FIXTURES])
-    assert len(list(collection)) == INVALID_FILES
+    collection = StatsCollection(sample_paths(FIXTURES))
+    assert list(collection) == []
     games = collection.tables().games
     assert [metric.value for metric in at.metric][:2] == [
         str(games.height),
@@ -304,25 +313,28 @@ def test_a_valid_upload_opens_in_the_replay_page() -> None:
     assert at.title[0].value == "Replay"
     assert at.multiselect(key="f_variant").value == []
     assert at.selectbox(key="game").value.startswith(f"upload|{digest[:16]}|")
-    assert at.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** game(s)")
+    assert at.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** valid game(s)")
     text = _markdown(at)
     assert f"{md(HOSTILE_NAME, 60)} (seat 0)" in text
     assert "[click](" not in text
     assert f"**{md('[evil](https://evil.example)', 120)}**" in text
 
 
-def test_the_validate_page_lists_the_invalid_records_of_the_loaded_data() -> None:
+def test_the_validate_page_lists_the_invalid_records_of_the_loaded_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "argv", [ENTRY, str(FIXTURES)])
     at = _app("validate")
-    games, _ = _fixture_counts()
-    assert f"**{INVALID_FILES}** of {games + INVALID_FILES} record(s) are invalid" in _markdown(at)
+    invalid = len(INVALID_FIXTURES)  # EXPECTED.json included: it is no record
+    assert f"**{invalid}** of {fixture_records()} record(s) are invalid" in _markdown(at)
     assert len(at.main.error) == 20
-    assert _table(at, "pointer").shape[0] >= INVALID_FILES
+    assert _table(at, "pointer").shape[0] >= invalid
 
 
 def test_the_sidebar_upload_adds_games_to_every_page(app: AppTest) -> None:
     hostile = _hostile()
     _run(app.file_uploader(key="sidebar_upload").set_value(("e.json", hostile, "text/json")))
-    assert app.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** game(s)")
+    assert app.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** valid game(s)")
     _pick_game(app, "[evil](https://evil.example)")
     assert app.selectbox(key="view").options[1].startswith(f"Seat 0: {HOSTILE_NAME}'s view")
     assert HOSTILE_NAME in app.multiselect(key="f_player").options
@@ -420,7 +432,34 @@ def test_a_nil_shows_its_verdict_beside_the_bid(app: AppTest) -> None:
     assert f"Nil of Drew (seat {nil.seat}): **{verdict}** from the start of play" in notes
 
 
-def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(app: AppTest) -> None:
+@pytest.fixture
+def pure_python_app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    """The dashboard with the compiled double-dummy kernel turned off."""
+    monkeypatch.setenv(KERNEL_VARIABLE, "python")
+    return _app()
+
+
+def test_a_four_player_hand_is_analysed_at_once_with_the_compiled_kernel(app: AppTest) -> None:
+    pytest.importorskip("numba")
+    assert not [button for button in app.button if button.key == "analyse_hand"]
+    _run(app.button(key="last").click())
+    replayed = spades_replay.replay(
+        spades_replay.loads(
+            (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
+        )
+    )
+    par = analyze_hand(replayed.hands[0]).par
+    assert par is not None
+    markdown = _markdown(app)
+    for made in par:
+        assert f"double-dummy par **{made}**" in markdown
+    assert not any(cell.endswith("?") for cell in _table(app, "won by")["seat 0"])
+
+
+def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(
+    pure_python_app: AppTest,
+) -> None:
+    app = pure_python_app
     assert app.button(key="analyse_hand").label == "Analyse this hand"
     assert app.number_input(key="hand_time_cap").value == 30.0
     _run(app.button(key="last").click())

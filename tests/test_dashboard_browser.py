@@ -24,9 +24,9 @@ from typing import Any
 import orjson
 import pytest
 
-from .conftest import FIXTURES, ROOT
+from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
@@ -130,7 +130,7 @@ class Browser:
     def open(self, url: str) -> Any:
         """Load ``url`` (a new session of the app) and wait for the sidebar's summary."""
         self.page.goto(url, wait_until="domcontentloaded")
-        summary = re.compile(r"\d+ game\(s\), \d+ complete hand")
+        summary = re.compile(r"\d+ valid game\(s\), \d+ complete hand")
         expect(self.page.get_by_text(summary)).to_be_visible()
         return self.page
 
@@ -262,7 +262,9 @@ def test_validate_shows_a_bad_uploads_error_and_opens_a_good_one(
     page = browser.open(server)
     page.get_by_role("link", name="See them on the Validate page").click()
     expect(page.get_by_role("heading", name="Validate")).to_be_visible()
-    expect(page.get_by_text(re.compile(r"47 of 119 record\(s\) are invalid"))).to_be_visible()
+    # the fixtures' records, and the hostile one the server was given too
+    invalid = f"{len(INVALID_FIXTURES)} of {fixture_records() + 1} record(s) are invalid"
+    expect(page.get_by_text(invalid)).to_be_visible()
     uploader = page.get_by_test_id("stFileUploader").filter(has_text="Records to check")
     upload = uploader.locator('input[type="file"]')
     upload.set_input_files(
@@ -287,3 +289,54 @@ def test_validate_shows_a_bad_uploads_error_and_opens_a_good_one(
     expect(page.get_by_role("heading", name="Game charts")).to_be_visible()
     expect(page.get_by_text(_shown("upload good.json"))).to_be_visible()
     _plots_drew(page, [2, 3, 10])
+
+
+def test_the_paths_are_served_from_a_cache_store(server: str, browser: Browser) -> None:
+    """``dashboard PATH...`` reads the paths into a store under the cache directory (the
+    server's HOME here) and shows that store; its game picker finds a game by search."""
+    page = browser.open(server)
+    expect(page.get_by_text("The store")).to_be_visible()
+    expect(page.get_by_text(re.compile(r"\.cache/spades-replay/stores/"))).to_be_visible()
+    # the fixtures' valid records, and the hostile one the server was given too
+    valid = fixture_records() - len(INVALID_FIXTURES) + 1
+    expect(
+        page.get_by_text(re.compile(rf"{valid} valid game\(s\), \d+ complete hand"))
+    ).to_be_visible()
+    browser.screenshot("store")
+
+
+def test_a_large_store_pages_and_searches_its_games(
+    tmp_path_factory: pytest.TempPathFactory, browser: Browser
+) -> None:
+    from spades_replay.store.ingest import ingest
+
+    folder = tmp_path_factory.mktemp("large")
+    (folder / "many.jsonl").write_bytes(
+        (FIXTURES / "corpus" / "four-player.jsonl").read_bytes() * 6
+    )
+    ingest([folder / "many.jsonl"], folder / "store")
+    port = _free_port()
+    environment = dict(os.environ, HOME=str(folder), STREAMLIT_SERVER_FILE_WATCHER_TYPE="none")
+    process = subprocess.Popen(
+        [*SERVE, "--port", str(port), "--store", str(folder / "store")],
+        cwd=ROOT,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        _wait_healthy(url + "_stcore/health", process)
+        page = browser.open(url)
+        expect(page.get_by_text("Page (of 2)")).to_be_visible()
+        expect(page.get_by_text("150 game(s) found; 100 a page.")).to_be_visible()
+        search = page.get_by_role("textbox", name="Search games")
+        search.fill("s12-000007")
+        search.press("Enter")
+        expect(page.get_by_text("6 game(s) found; 100 a page.")).to_be_visible()
+        expect(page.get_by_text(re.compile(r"^Step 0 of \d+"))).to_be_visible()
+        browser.screenshot("store-search")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -202,6 +202,7 @@ def test_player_labels_tell_apart_players_of_the_same_name() -> None:
     assert figures.player_labels(frame.slice(3)) == ["Bo"]
 
 
+@pytest.mark.slow
 def test_tricks_lost_per_hand_beside_their_counts_and_the_capped_hands() -> None:
     replays = [_replay("two-player/mercy"), _replay("four-player/tie-plays-on")]
     tables = with_analysis(tables_of(replays), hands_of(replays), time_cap=0.0)

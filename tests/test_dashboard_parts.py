@@ -35,7 +35,8 @@ from spades_replay.engine.actions import Draw, Exchange, PlayCard
 from spades_replay.engine.cards import parse_card
 from spades_replay.engine.state import Phase
 from spades_replay.limits import Limits
-from spades_replay.replay import Replay
+from spades_replay.replay import Replay, next_mark, previous_mark
+from spades_replay.stats.tables import rules_label
 from spades_replay.text import card_label
 
 from .conftest import FIXTURES, ROOT
@@ -85,9 +86,9 @@ def test_trick_marks_stop_before_the_first_card_and_after_every_trick() -> None:
         assert len(timeline[mark].state.tricks) == number
         assert timeline[mark].state.trick == ()
     assert marks[-1] == len(timeline) - 1
-    assert board.next_mark(marks, 0, len(timeline) - 1) == marks[0]
-    assert board.next_mark(marks, marks[3], len(timeline) - 1) == marks[4]
-    assert board.previous_mark(marks, marks[3] + 2) == marks[3]
+    assert next_mark(marks, 0, len(timeline) - 1) == marks[0]
+    assert next_mark(marks, marks[3], len(timeline) - 1) == marks[4]
+    assert previous_mark(marks, marks[3] + 2) == marks[3]
 
 
 def test_a_seat_view_hides_the_other_seats_cards() -> None:
@@ -318,13 +319,20 @@ def test_filters_keep_the_games_of_a_variant_rules_and_players() -> None:
     two = selection.apply(tables, seats, selection.Filters(variants=("two-player",)))
     assert set(two.games.get_column("variant")) == {"two-player"}
     assert set(two.seat_hands.get_column("variant")) == {"two-player"}
-    assert two.games.height == 8
+    assert two.games.height == len(list((FIXTURES / "two-player").glob("*.json")))
     mercy = selection.Filters(rules=("lose_score=-200",))
-    assert selection.apply(tables, seats, mercy).games.height == 2
+    mercy_games = [  # counted from the records themselves
+        path
+        for path in FIXTURES.glob("*-player/*.json")
+        if rules_label(spades_replay.replay(spades_replay.load(path)).rules) == "lose_score=-200"
+    ]
+    assert mercy_games
+    assert selection.apply(tables, seats, mercy).games.height == len(mercy_games)
     alex = seats.filter(pl.col("player") == "Alex").item(0, "player_key")
     only = selection.apply(tables, seats, selection.Filters(players=(alex,)))
     assert set(only.games.get_column("variant")) == {"four-player"}
-    assert only.games.height == 9  # unfinished games too: she sat in them
+    # every four-player game, unfinished ones too: she sat in them all
+    assert only.games.height == len(list((FIXTURES / "four-player").glob("*.json")))
     assert set(only.side_hands.get_column("game")) <= set(only.games.get_column("game"))
 
 
@@ -335,6 +343,17 @@ def test_labels_to_pick_games_and_players_by() -> None:
     assert any("unfinished" in label for label in labels)
     options = selection.player_options(loaded.seats)
     assert options["heuristic-megan"] == "Megan (heuristic-megan)"
+
+
+def test_results_put_the_winners_score_first() -> None:
+    """Side 1 won the mercy game -258 to 416: every result says 416 to -258."""
+    replay = _replay("two-player/mercy")
+    assert replay.result.winner == 1
+    assert replay.result.scores == (-258, 416)
+    assert ": 416 to -258 after" in board.result_md(replay)
+    labels = selection.game_labels(_loaded().tables.games)
+    (mercy,) = [label for label in labels if label.startswith("fixture-two-player-mercy ")]
+    assert mercy.endswith("won by Drew, 416 to -258")
 
 
 # data
@@ -414,9 +433,10 @@ def test_the_app_reads_its_paths_from_streamlits_arguments_else_the_fixtures(
     entry = str(ROOT / "dashboard" / "app.py")
     assert data.data_paths([entry, "a.jsonl", "logs"], entry) == ("a.jsonl", "logs")
     monkeypatch.chdir(ROOT)
-    assert data.data_paths(["pytest", "-q"], entry) == ("fixtures",)
+    samples = ("corpus", "four-player", "two-player")  # fixtures/invalid is left out
+    assert data.data_paths(["pytest", "-q"], entry) == tuple(f"fixtures/{n}" for n in samples)
     monkeypatch.chdir(tmp_path)
-    assert data.data_paths([entry], entry) == (str(FIXTURES),)
+    assert data.data_paths([entry], entry) == tuple(str(FIXTURES / n) for n in samples)
     elsewhere = tmp_path / "site" / "dashboard"
     elsewhere.mkdir(parents=True)
     assert data.data_paths([], str(elsewhere / "app.py")) == ()
@@ -461,7 +481,9 @@ def _arguments(*argv: str) -> argparse.Namespace:
 
 
 def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:
-    command = dashboard_cmd.streamlit_command(_arguments(), ["fixtures"])
+    arguments = _arguments()
+    arguments.port = 8501
+    command = dashboard_cmd.streamlit_command(arguments, ["fixtures"])
     assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
     assert Path(command[4]) == ROOT / "dashboard" / "app.py"
     options = dict(zip(command[5:-2:2], command[6:-2:2], strict=True))
@@ -515,4 +537,42 @@ def test_the_command_defaults_to_the_fixtures_of_a_checkout(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.chdir(ROOT)
-    assert dashboard_cmd.data_paths([]) == ["fixtures"]
+    assert dashboard_cmd.data_paths([]) == [
+        "fixtures/corpus",
+        "fixtures/four-player",
+        "fixtures/two-player",
+    ]
+
+
+def test_a_busy_port_is_refused_when_asked_for_and_skipped_by_default(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert not dashboard_cmd.port_free("127.0.0.1", port)
+        assert main(["dashboard", "--port", str(port), str(ROOT / "fixtures")]) == 2
+        assert capsys.readouterr().err == (
+            f"spades-replay: error: port {port} on 127.0.0.1 is in use; choose another with "
+            "--port\n"
+        )
+        monkeypatch.setattr(dashboard_cmd, "DEFAULT_PORT", port)
+        chosen = dashboard_cmd.choose_port("127.0.0.1", None)
+        assert port < chosen < port + dashboard_cmd.PORTS_TRIED
+        assert dashboard_cmd.port_free("127.0.0.1", chosen)
+
+
+def test_the_command_says_the_address_to_open(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It opens no browser itself: it prints the address, then becomes the server."""
+    became: list[list[str]] = []
+    monkeypatch.setattr(dashboard_cmd.os, "execve", lambda _, argv, __: became.append(argv))
+    monkeypatch.setattr(dashboard_cmd, "port_free", lambda address, port: port != 8501)
+    assert main(["dashboard", str(ROOT / "fixtures" / "two-player")]) is None
+    err = capsys.readouterr().err
+    assert "open http://127.0.0.1:8502/ in a browser (Ctrl-C stops it)" in err
+    assert became[0][became[0].index("--server.port") + 1] == "8502"

@@ -20,6 +20,8 @@ from spades_replay.validate import check_bytes
 from .conftest import FIXTURES
 from .test_dashboard_app import _app, _charts, _pick_game, _run, _table
 
+pytestmark = pytest.mark.slow  # every test runs the app's pages
+
 MERCY = FIXTURES / "two-player" / "mercy.json"
 
 
@@ -71,7 +73,7 @@ def test_a_lower_target_ends_the_game_earlier_and_rescores_the_corpus(whatif: Ap
     _run(_widget(whatif.number_input, "Target score").set_value(200))
     text = _markdown(whatif)
     assert "Changes: **target\\_score\\=200**" in text
-    assert "181 to 208\\, won by Drew in hand 4 \\(target\\)" in text
+    assert "208 to 181\\, won by Drew in hand 4 \\(target\\)" in text
     charts = _charts(whatif)
     game, wins = charts
     expected = rescore(spades_replay.load(MERCY), target_score=200)

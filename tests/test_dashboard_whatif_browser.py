@@ -25,7 +25,7 @@ def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: shared.Br
     # the first game is the hostile record, a mercy game: as played and rescored agree
     expect(page.get_by_text("Changes: no change")).to_be_visible()
     expect(
-        page.get_by_text(re.compile(r"As played: -258 to 416, won by Drew in hand 14"))
+        page.get_by_text(re.compile(r"As played: 416 to -258, won by Drew in hand 14"))
     ).to_be_visible()
     shared._plots_drew(page, [6])
     expect(page.get_by_text("mercy -200")).to_be_visible()
@@ -39,7 +39,7 @@ def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: shared.Br
     target.press("Enter")
     expect(page.get_by_text("Changes: target_score=200")).to_be_visible()
     expect(
-        page.get_by_text(re.compile(r"Rescored: 181 to 208, won by Drew in hand 4 \(target\)"))
+        page.get_by_text(re.compile(r"Rescored: 208 to 181, won by Drew in hand 4 \(target\)"))
     ).to_be_visible()
     expect(page.get_by_text("target 200 (rescored)")).to_be_visible()
     expect(page.get_by_text("Games whose winner changes")).to_be_visible()

@@ -279,6 +279,7 @@ FUZZ = settings(
 )
 
 
+@pytest.mark.slow
 @FUZZ
 @given(mutated())
 def test_mutated_records_give_clean_errors(data: bytes) -> None:

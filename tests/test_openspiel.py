@@ -20,12 +20,11 @@ from hypothesis import strategies as st
 
 from spades_replay import replay
 from spades_replay.cli import main
-from spades_replay.engine.actions import Action, PlaceBid, PlayCard
+from spades_replay.engine.actions import Action, Exchange, PlaceBid, PlayCard
 from spades_replay.engine.cards import NON_SPADES_MASK, cards_of
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, SideScore
 from spades_replay.engine.seats import Seat
-from spades_replay.engine.setup import Exchange
 from spades_replay.engine.state import HandState, Phase, legal_plays
 from spades_replay.interop.openspiel import (
     DEFAULT_SETTINGS,
@@ -181,6 +180,7 @@ def test_random_openspiel_games_import_valid_with_its_scores(settings: Settings)
         assert bonuses > 10
 
 
+@pytest.mark.slow
 def test_exported_hands_replay_in_openspiel_to_the_same_tricks_and_scores() -> None:
     pyspiel = _pyspiel()
     game = pyspiel.load_game("spades")

@@ -4,6 +4,7 @@ and replay identically."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -41,6 +42,7 @@ rules_strategy = st.builds(
     rules=rules_strategy,
     blind_rate=st.sampled_from([0.0, 0.2, 0.5]),
 )
+@pytest.mark.slow
 def test_random_games_round_trip_and_replay_identically(
     variant: Variant, seed: int, rules: Rules, blind_rate: float
 ) -> None:
@@ -60,6 +62,7 @@ def test_random_games_round_trip_and_replay_identically(
             assert hand.tricks_won == recorded.result.tricks
 
 
+@pytest.mark.slow
 @given(seed=st.integers(0, 2**32), variant=st.sampled_from(list(Variant)))
 def test_simulation_is_deterministic(seed: int, variant: Variant) -> None:
     def play() -> bytes:

@@ -19,6 +19,7 @@ from spades_replay.cli import main
 from .conftest import FIXTURES, ROOT
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_during_simulate_leaves_no_partial_file(tmp_path: Path, jobs: str) -> None:
     """Ctrl-C reaches the whole process group, workers included: exit 130, a one-line
@@ -63,6 +64,7 @@ FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
 FORBIDDEN_MODULES = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
 
 
+@pytest.mark.slow
 def test_nothing_is_unpickled_or_evaluated() -> None:
     for path in sorted((ROOT / "spades_replay").rglob("*.py")) + sorted(
         (ROOT / "dashboard").rglob("*.py")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ from spades_replay.record.io import from_data
 from spades_replay.replay import check
 from spades_replay.validate import validate_bytes
 
-from .conftest import CONFORMANCE
+from .conftest import CONFORMANCE, FIXTURES, ROOT
 
 VALID = sorted((CONFORMANCE / "valid").glob("*.json"))
 TWO = CONFORMANCE / "valid" / "two-player-06.json"
@@ -184,3 +185,58 @@ def test_replay_raises_with_every_problem() -> None:
     with pytest.raises(spades_replay.RulesError) as caught:
         spades_replay.replay(from_data(data))
     assert [p.code for p in caught.value.problems] == [Code.CLAIM_TRICKS, Code.CLAIM_WINNER]
+
+
+def test_cards_of_the_public_api_round_trip_all_52() -> None:
+    from spades_replay import Card
+    from spades_replay.engine.cards import CARD_NAMES, DECK
+
+    for card in DECK:
+        name = CARD_NAMES[card]
+        parsed = Card.parse(name)
+        assert parsed == card
+        assert (str(parsed), repr(parsed), parsed.rank + parsed.suit) == (
+            name,
+            f"Card({name!r})",
+            name,
+        )
+        assert eval(repr(parsed), {"Card": Card}) == parsed
+    with pytest.raises(ValueError, match="not 52"):
+        Card(52)
+
+
+def test_the_timeline_speaks_cards() -> None:
+    """``step.card``, ``trick``, ``tricks`` and ``holdings`` say in cards what the engine's
+    state holds as ints and bitmasks."""
+    from spades_replay import Card, hand_cards
+    from spades_replay.engine.actions import PlayCard
+    from spades_replay.engine.cards import cards_of
+
+    r = spades_replay.replay(spades_replay.load(FIXTURES / "four-player" / "standard-game.json"))
+    hand = r.hands[0]
+    for step in hand.timeline:
+        state = step.state
+        assert step.trick == state.trick
+        assert all(isinstance(card, Card) for card in step.trick)
+        assert step.tricks == tuple(trick.cards for trick in state.tricks)
+        assert step.holdings == tuple(cards_of(mask) for mask in state.holdings)
+        assert step.holdings == tuple(hand_cards(mask) for mask in state.holdings)
+        if isinstance(step.action, PlayCard):
+            assert step.card == step.action.card
+            assert str(step.card) in str(step.action)
+        else:
+            assert step.card is None
+    played = [str(step.card) for step in hand.timeline if step.card is not None]
+    assert len(played) == 52
+    first_trick = next(step for step in hand.timeline if len(step.state.tricks) == 1)
+    assert [str(card) for card in first_trick.tricks[0]] == played[:4]
+
+
+def test_the_readme_library_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## The library")[1].split("```python\n")[1].split("```")[0]
+    path = str(FIXTURES / "two-player" / "mercy.json")
+    exec(block.replace('"game.json"', repr(path)), {})
+    out = capsys.readouterr().out
+    assert "seat 1 plays" in out
+    assert re.search(r"\(Card\('[2-9TJQKA][CDHS]'\)", out)

@@ -34,9 +34,9 @@ def test_one_game_table_shows_both_outcomes_the_end_and_the_parts(
 ) -> None:
     code, out, err = run(capsys, MERCY, "--rule", "target_score=200")
     assert code == 0
-    assert "-258 to 416, Drew" in out
+    assert "416 to -258, Drew" in out
     assert "hand 14 (mercy)" in out
-    assert "181 to 208, Drew" in out
+    assert "208 to 181, Drew" in out
     assert "hand 4 (target)" in out
     assert "Points by part: fixture-two-player-mercy" in out
     assert "bag penalties" in out
@@ -96,6 +96,7 @@ def test_csv_one_row_per_game_and_the_summary_on_stderr(
     assert "1 game(s) rescored with nil_bonus=50" in err
 
 
+@pytest.mark.slow
 def test_output_file_is_the_same_whatever_the_jobs(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -203,3 +204,24 @@ def test_changed_lists_only_the_games_whose_winner_changes(
     assert changed["games"] == [game for game in every["games"] if game["winner_changed"]]
     assert 0 < len(changed["games"]) < len(every["games"])
     assert f"{every['summary']['games']} game(s) rescored" in err
+
+
+def test_the_output_extension_names_the_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-o games.csv`` writes csv without ``--format``; a contradiction is a usage error."""
+    target = tmp_path / "games.csv"
+    code, _, _ = run(capsys, MERCY, "--rule", "target_score=200", "-o", str(target))
+    assert code == 0
+    rows = list(csv.DictReader(io.StringIO(target.read_text())))
+    assert [row["game_id"] for row in rows] == ["fixture-two-player-mercy"]
+    code, _, err = run(capsys, MERCY, "--format", "json", "-o", str(tmp_path / "games.csv"))
+    assert code == 2
+    assert "does not match the extension" in err
+    assert not (tmp_path / "games.json").exists()
+
+
+def test_no_records_is_its_own_outcome(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, str(tmp_path))
+    assert code == 3
+    assert "no records found" in err

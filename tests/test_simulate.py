@@ -18,6 +18,7 @@ from spades_replay.simulate import CorpusSpec, game_seed, simulate_corpus, simul
 from spades_replay.validate import CorpusValidation
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", list(Variant))
 def test_heuristic_games_are_realistic(variant: Variant) -> None:
     """Across a small corpus: bags, sets, made and failed Nils, bag penalties, games to 500."""
@@ -41,6 +42,7 @@ def test_the_estimate_counts_honours_and_spades() -> None:
     assert estimate_tricks(weak) < 0.5
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_and_seeds_per_game() -> None:
     spec = CorpusSpec(Variant.FOUR_PLAYER, 4, seed=9)
     first = list(simulate_corpus(spec))
@@ -84,6 +86,7 @@ def test_simulate_command_writes_a_valid_corpus(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["games.jsonl.gz"]  # no temporary left
 
 
+@pytest.mark.slow
 def test_simulate_into_a_directory_with_jobs(tmp_path: Path) -> None:
     one, two = tmp_path / "one", tmp_path / "two"
     args = [
@@ -143,3 +146,58 @@ def test_simulate_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert code == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+def _simulate(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["simulate", "--no-progress", *args])
+    return code, capsys.readouterr().err
+
+
+def test_simulate_says_how_many_games_ended_unfinished(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "random.jsonl"
+    args = ["--variant", "two-player", "--games", "3", "--bot", "random", "--max-hands", "2"]
+    code, err = _simulate(capsys, *args, "-o", str(target))
+    assert code == 0
+    assert "3 of 3 game(s) are unfinished: no side won within --max-hands 2 hands" in err
+    assert "lose_score" in err
+    validation = CorpusValidation([target])
+    list(validation)
+    assert validation.summary.unfinished == 3
+
+
+def test_the_readme_simulate_examples_finish_their_games(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's examples, fewer games: every game ends, and nothing is said of it."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    examples = [
+        line.partition(" #")[0].split()[1:]
+        for line in readme.replace("\\\n", " ").splitlines()
+        if line.startswith("spades-replay simulate")
+    ]
+    assert any("random" in example for example in examples)
+    for number, args in enumerate(examples):
+        at = args.index("--games")
+        args[at + 1] = "6"
+        out = args.index("-o")
+        args[out + 1] = str(tmp_path / f"{number}-{Path(args[out + 1]).name}")
+        code, err = _simulate(capsys, *args[1:])
+        assert code == 0, err
+        assert "unfinished" not in err
+        validation = CorpusValidation([args[out + 1]])
+        list(validation)
+        assert (validation.summary.complete, validation.summary.unfinished) == (6, 0)
+
+
+@pytest.mark.parametrize("name", ["out.txt", "games.json"])
+def test_simulate_refuses_an_output_that_names_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    code, err = _simulate(
+        capsys, "--variant", "two-player", "--games", "1", "-o", str(tmp_path / name)
+    )
+    assert code == 2
+    assert "neither a corpus" in err
+    assert list(tmp_path.iterdir()) == []

@@ -5,6 +5,9 @@ the engine's own rules (``legal_plays``, ``trick_winner``). The default run chec
 thousand random endgames of both variants in a few seconds; set ``SPADES_SOLVER_CROSSCHECK``
 to a number of endgames per size (e.g. ``SPADES_SOLVER_CROSSCHECK=2000``) for a bigger run,
 which also tries larger endgames (five tricks in two-player, four in four-player).
+
+Every check runs on both kernels: the pure-Python solver and the compiled one (numba; skipped
+only where numba is not installed).
 """
 
 from __future__ import annotations
@@ -12,11 +15,13 @@ from __future__ import annotations
 import functools
 import os
 import random
+import time
 
 import pytest
 
 from spades_replay.analysis.solver import (
     Position,
+    SearchTimeoutError,
     Solver,
     equivalent_cards,
     solve,
@@ -28,6 +33,19 @@ from spades_replay.engine.tricks import legal_plays, trick_winner
 TWO = Variant.TWO_PLAYER
 FOUR = Variant.FOUR_PLAYER
 BIG = int(os.environ.get("SPADES_SOLVER_CROSSCHECK", "0"))
+
+
+def _compiled() -> type[Solver]:
+    pytest.importorskip("numba")
+    from spades_replay.analysis.compiled import CompiledSolver
+
+    return CompiledSolver
+
+
+@pytest.fixture(params=["python", "compiled"])
+def kind(request: pytest.FixtureRequest) -> type[Solver]:
+    """The solver class of each kernel."""
+    return Solver if request.param == "python" else _compiled()
 
 
 def hand(text: str) -> int:
@@ -136,23 +154,25 @@ if BIG:
 
 
 @pytest.mark.parametrize(("variant", "tricks", "count"), SIZES)
-def test_tricks_agree_with_exhaustive_minimax(variant: Variant, tricks: int, count: int) -> None:
+def test_tricks_agree_with_exhaustive_minimax(
+    variant: Variant, tricks: int, count: int, kind: type[Solver]
+) -> None:
     rng = random.Random(f"{variant}-{tricks}")
-    shared = Solver(variant)  # one table for every endgame: stored results must transfer
+    shared = kind(variant)  # one table for every endgame: stored results must transfer
     for _ in range(count):
         position = random_endgame(rng, variant, tricks)
         expected = reference(position)
         total = sum(position.tricks_won) + position.tricks_left
         assert shared.tricks(position) == (expected, total - expected), position
-        assert Solver(variant).tricks(position, guess=rng.randrange(14))[0] == expected
+        assert kind(variant).tricks(position, guess=rng.randrange(14))[0] == expected
 
 
 @pytest.mark.parametrize(("variant", "tricks", "count"), SIZES[:3] + SIZES[4:6])
 def test_card_values_agree_with_exhaustive_minimax(
-    variant: Variant, tricks: int, count: int
+    variant: Variant, tricks: int, count: int, kind: type[Solver]
 ) -> None:
     rng = random.Random(f"cards-{variant}-{tricks}")
-    solver = Solver(variant)
+    solver = kind(variant)
     for _ in range(count // 3):
         position = random_endgame(rng, variant, tricks)
         side = variant.side_of(position.to_move)
@@ -174,10 +194,10 @@ if BIG:
 
 @pytest.mark.parametrize(("variant", "tricks", "count"), NIL_SIZES)
 def test_nil_verdicts_agree_with_exhaustive_search(
-    variant: Variant, tricks: int, count: int
+    variant: Variant, tricks: int, count: int, kind: type[Solver]
 ) -> None:
     rng = random.Random(f"nil-{variant}-{tricks}")
-    solvers = Solver(variant)
+    solvers = kind(variant)
     verdicts = set()
     for _ in range(count):
         position = random_endgame(rng, variant, tricks)
@@ -195,7 +215,7 @@ def test_nil_verdicts_agree_with_exhaustive_search(
     assert verdicts == {True, False}
 
 
-def test_four_player_partner_helps_the_nil_bidder() -> None:
+def test_four_player_partner_helps_the_nil_bidder(kind: type[Solver]) -> None:
     # Beth (seat 1) bid Nil and holds only the 9C. Alex leads the 2C; David (her partner,
     # seat 3) holds the AC and covers her 9C if Charlie ducks below it.
     position = Position(
@@ -203,32 +223,32 @@ def test_four_player_partner_helps_the_nil_bidder() -> None:
         holdings=(hand("2C"), hand("9C"), hand("3C"), hand("AC")),
         leader=0,
     )
-    assert not Solver(FOUR).nil_forced(position, 1)
+    assert not kind(FOUR).nil_forced(position, 1)
     # without the ace beside her, Charlie plays low and the 9C wins
     alone = Position(FOUR, holdings=(hand("2C"), hand("9C"), hand("3C"), hand("4D")), leader=0)
-    assert Solver(FOUR).nil_forced(alone, 1)
+    assert kind(FOUR).nil_forced(alone, 1)
 
 
-def test_a_top_spade_always_wins_its_trick() -> None:
+def test_a_top_spade_always_wins_its_trick(kind: type[Solver]) -> None:
     # Drew bid Nil with the ace of spades: it wins whenever she plays it
     position = Position(TWO, holdings=(hand("KS 2H 3H"), hand("AS 4H 5H")), leader=0)
-    assert Solver(TWO).nil_forced(position, 1)
+    assert kind(TWO).nil_forced(position, 1)
     # and her hearts are higher: she takes every trick
-    assert Solver(TWO).tricks(position) == (0, 3)
+    assert kind(TWO).tricks(position) == (0, 3)
     # without the ace she ducks both hearts and Megan's KS wins the last trick
     ducking = Position(TWO, holdings=(hand("KS 6H 7H"), hand("QS 4H 5H")), leader=0)
-    assert not Solver(TWO).nil_forced(ducking, 1)
+    assert not kind(TWO).nil_forced(ducking, 1)
 
 
-def test_spades_cannot_be_led_until_broken() -> None:
+def test_spades_cannot_be_led_until_broken(kind: type[Solver]) -> None:
     # Megan must lead her KD, which Drew ruffs; once spades are broken she draws his trump
     holdings = (hand("KD TS"), hand("2C 5S"))
-    assert Solver(TWO).tricks(Position(TWO, holdings, leader=0)) == (1, 1)
+    assert kind(TWO).tricks(Position(TWO, holdings, leader=0)) == (1, 1)
     broken = Position(TWO, holdings, leader=0, spades_broken=True)
-    assert Solver(TWO).tricks(broken) == (2, 0)
+    assert kind(TWO).tricks(broken) == (2, 0)
 
 
-def test_mid_trick_and_tricks_won_so_far() -> None:
+def test_mid_trick_and_tricks_won_so_far(kind: type[Solver]) -> None:
     # Alex led the KH; Beth, Charlie and David still to play; 9 tricks already won
     position = Position(
         FOUR,
@@ -239,7 +259,7 @@ def test_mid_trick_and_tricks_won_so_far() -> None:
     )
     assert position.to_move == 1
     assert position.tricks_left == 2
-    assert Solver(FOUR).tricks(position) == (5, 6)
+    assert kind(FOUR).tricks(position) == (5, 6)
 
 
 def test_equivalent_cards_are_adjacent_among_the_unplayed() -> None:
@@ -280,16 +300,34 @@ def test_impossible_positions_are_refused(kwargs: dict[str, object], message: st
         Position(**arguments)  # type: ignore[arg-type]
 
 
-def test_illegal_plays_and_wrong_variants_are_refused() -> None:
+def test_illegal_plays_and_wrong_variants_are_refused(kind: type[Solver]) -> None:
     position = Position(TWO, holdings=(hand("AS 2H"), hand("KS 3H")), leader=0)
     with pytest.raises(ValueError, match="may not play AS"):
         position.play(parse_card("AS"))
     with pytest.raises(ValueError, match="may not play 99"):
         position.play(99)
     with pytest.raises(ValueError, match="two-player solver cannot search a four-player"):
-        Solver(TWO).tricks(Position(FOUR, (hand("AS"), hand("KS"), hand("QS"), hand("JS")), 0))
+        kind(TWO).tricks(Position(FOUR, (hand("AS"), hand("KS"), hand("QS"), hand("JS")), 0))
     with pytest.raises(ValueError, match="no seat 5"):
-        Solver(TWO).nil_forced(position, 5)
+        kind(TWO).nil_forced(position, 5)
+
+
+def test_a_deadline_stops_either_kernel_with_sound_bounds(
+    kind: type[Solver], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if kind is not Solver:
+        # the compiled kernel reads the clock between chunks of nodes: make them tiny
+        monkeypatch.setattr("spades_replay.analysis.compiled.CHUNK", 1)
+    position = random_endgame(random.Random(11), FOUR, 8)
+    solver = kind(FOUR, deadline=time.monotonic())
+    proved = [0, 13]
+    with pytest.raises(SearchTimeoutError):
+        solver.side0_tricks(position, proved=proved)
+    exact = Solver(FOUR).side0_tricks(position)
+    assert proved[0] <= exact <= proved[1]
+    # what was stored before the deadline is sound: the same solver, given time, agrees
+    solver.deadline = None
+    assert solver.side0_tricks(position) == exact
 
 
 def test_a_time_cap_is_reported_with_the_bounds_proved() -> None:

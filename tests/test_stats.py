@@ -122,6 +122,7 @@ def test_tables_agree_with_the_replay_on_every_game(corpus: Path) -> None:
         assert seats["tricks"].sum() == 13 * replayed.result.hands
 
 
+@pytest.mark.slow
 def test_collection_reports_invalid_and_is_the_same_with_two_jobs(
     corpus: Path, tmp_path: Path
 ) -> None:
@@ -219,6 +220,7 @@ def test_stats_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.slow
 def test_game_sources_point_at_their_lines(corpus: Path, tmp_path: Path, jobs: int) -> None:
     """Each game's line is right however the corpus is cut into ranges for the workers."""
     lines = (corpus / "two.jsonl").read_bytes().splitlines()
@@ -231,3 +233,120 @@ def test_game_sources_point_at_their_lines(corpus: Path, tmp_path: Path, jobs: i
     assert set(games["source"].to_list()) == {str(path)}
     for game_id, line in zip(games["game_id"], games["line"], strict=True):
         assert spades_replay.loads(path.read_bytes().splitlines()[line - 1]).game_id == game_id
+
+
+@pytest.mark.parametrize("kind", ["csv", "json", "parquet"])
+def test_stats_output_format_follows_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str
+) -> None:
+    """``-o players.parquet`` without ``--format`` writes parquet, not the text table."""
+    target = tmp_path / f"players.{kind.upper()}"
+    code, _, _ = run(capsys, "stats", str(FIXTURES / "two-player"), "-o", str(target))
+    assert code == 0
+    data = target.read_bytes()
+    if kind == "csv":
+        frame = pl.read_csv(io.BytesIO(data))
+    elif kind == "json":
+        frame = pl.DataFrame(orjson.loads(data))
+    else:
+        assert data.startswith(b"PAR1")
+        frame = pl.read_parquet(io.BytesIO(data))
+    assert set(frame["player"].to_list()) == {"Megan", "Drew"}
+
+
+def test_stats_refuses_a_format_that_contradicts_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "players.parquet"
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "--format", "csv", "-o", str(target))
+    assert code == 2
+    assert "--format csv does not match the extension" in err
+    assert not target.exists()
+    text = tmp_path / "players.txt"
+    code, _, _ = run(capsys, "stats", str(STANDARD_TWO), "-o", str(text))
+    assert code == 0
+    assert "Megan" in text.read_text()
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "--format", "table", "-o", str(target))
+    assert code == 2
+    assert "--format table does not match" in err
+    unknown = tmp_path / "players.xlsx"
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "-o", str(unknown))
+    assert code == 2
+    assert "cannot tell the format of" in err
+    assert not unknown.exists()
+    code, _, _ = run(capsys, "stats", str(STANDARD_TWO), "--format", "csv", "-o", str(unknown))
+    assert code == 0
+    assert unknown.read_text().startswith("player")
+
+
+def _view(by: str, width: int, names: list[str] | None = None) -> tuple[str, Any]:
+    from rich.console import Console
+
+    from spades_replay.cli import stats_view
+
+    collection = StatsCollection([FIXTURES / "two-player", FIXTURES / "four-player"])
+    assert list(collection) == []
+    frame = stats_view.metrics(collection.tables(), by)
+    view = stats_view.table(frame, by, width, names)
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    console.print(view.renderable)
+    return console.file.getvalue(), view  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("by", ["player", "game", "variant"])
+@pytest.mark.parametrize("width", [80, 120, 160])
+def test_the_stats_table_fits_the_width_and_never_cuts_a_cell(by: str, width: int) -> None:
+    text, view = _view(by, width)
+    assert all(len(line) <= width for line in text.splitlines())
+    assert "…" not in text
+    if view.left_out:
+        assert f"left out for width: {', '.join(view.left_out)}" in " ".join(text.split())
+
+
+def test_rule_sets_show_short_labels_with_a_legend() -> None:
+    text, view = _view("player", 80)
+    assert "rules" not in view.left_out  # the fixtures hold several rule sets
+    assert "│ mercy" in text
+    assert "lose_score=-200" not in text.split("rules:")[0]  # only in the legend
+    legend = " ".join(text.split("rules:")[1].split())
+    assert "mercy = lose_score=-200" in legend
+    assert "to150 = target_score=150" in legend
+
+
+def test_games_show_every_id_whole(tmp_path: Path) -> None:
+    """Two games whose ids begin alike, and two games with one id, stay distinct."""
+    record = orjson.loads(STANDARD_TWO.read_bytes())
+    for number, game_id in enumerate(["a-long-game-id-from-a-server-0001"] * 2):
+        record["game_id"] = game_id
+        (tmp_path / f"{number}.json").write_bytes(orjson.dumps(record))
+    from rich.console import Console
+
+    from spades_replay.cli import stats_view
+
+    collection = StatsCollection([tmp_path])
+    list(collection)
+    frame = stats_view.metrics(collection.tables(), "game")
+    view = stats_view.table(frame, "game", 80)
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    console.print(view.renderable)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "source" not in view.left_out
+    assert "0.json" in text
+    assert "1.json" in text
+
+
+def test_stats_columns_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "stats", str(FIXTURES / "two-player"), "--columns", "player,nil made,rules"
+    )
+    assert code == 0
+    header = next(line for line in out.splitlines() if "player" in line)
+    assert [cell.strip() for cell in header.split("┃")[1:4]] == ["player", "nil made", "rules"]
+    assert "wins" not in out
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "--columns", "player,luck")
+    assert code == 2
+    assert "unknown column 'luck'" in err
+    assert "blind nil made" in err
+    code, _, err = run(capsys, "stats", str(STANDARD_TWO), "--columns", "player", "--format", "csv")
+    assert code == 2
+    assert "--columns applies to the table" in err

@@ -57,6 +57,7 @@ def _analysed(*paths: Path) -> Tables:
     return with_analysis(tables_of(replays), hands_of(replays))
 
 
+@pytest.mark.slow
 def test_the_seat_table_matches_analyze_hand_seat_by_seat() -> None:
     paths = (MERCY, NIL_FAILED, UNFINISHED)
     tables = _analysed(*paths)
@@ -88,6 +89,7 @@ def test_the_seat_table_matches_analyze_hand_seat_by_seat() -> None:
     assert nils  # the fixtures hold Nils, so the verdict column is exercised
 
 
+@pytest.mark.slow
 def test_metrics_add_up_the_tricks_lost_of_each_player() -> None:
     tables = _analysed(MERCY, NIL_FAILED)
     lost: Counter[tuple[str, str]] = Counter()
@@ -144,6 +146,7 @@ def test_capped_hands_are_reported_and_left_out_of_every_rate() -> None:
     assert (game["analysed_hands"], game["capped_hands"], game["tricks_lost"]) == (0, 3, 0)
 
 
+@pytest.mark.slow
 def test_a_collection_keeps_its_hands_on_workers_and_numbers_them_alike() -> None:
     paths = [MERCY, UNFINISHED, FIXTURES / "invalid" / "play-revoke.json", NIL_FAILED]
     alone = StatsCollection(paths, keep_hands=True)
@@ -173,6 +176,7 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]
     return code, captured.out, captured.err
 
 
+@pytest.mark.slow
 def test_stats_analysis_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _run(capsys, "stats", str(MERCY), "--analysis", "--format", "json")
     assert code == 0

@@ -227,6 +227,7 @@ def test_simulated_games_hold_exchanges() -> None:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(mutated())
+@pytest.mark.slow
 def test_every_fuzz_mutation_kind(data: bytes) -> None:
     agree_bytes(data)
 
@@ -402,6 +403,7 @@ def _claim_mutants(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("base", range(len(BASES)))
+@pytest.mark.slow
 def test_targeted_mutants(base: int) -> None:
     data = BASES[base]
     rng = random.Random(base)

@@ -683,7 +683,8 @@ def main() -> None:
     lines.append(
         "| `invalid/*.json` | one record per error code, each a valid fixture with "
         "one mutation; `invalid/EXPECTED.json` gives the code, JSON Pointer, place "
-        "and message each must produce |"
+        "and message each must produce (it is no record, so `validate fixtures/` reports it "
+        "too). The dashboard opens on every folder here but `invalid/` by default |"
     )
     (OUT / "README.md").write_text("\n".join(lines) + "\n")
 

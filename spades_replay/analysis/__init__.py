@@ -1,8 +1,10 @@
 """Double-dummy analysis: perfect play with every hand known, and what each card cost.
 
 :mod:`.solver` solves any position of either variant (the most tricks each side can take,
-whether a Nil can be forced to take a trick); :mod:`.play` judges every card of a replayed
-hand against it. Results are plain frozen dataclasses with ``to_dict()``.
+whether a Nil can be forced to take a trick), over :mod:`.position` (positions and equivalent
+cards), :mod:`.ordering` (move ordering) and :mod:`.table` (the transposition table);
+:mod:`.play` judges every card of a replayed hand against it. Results are plain frozen
+dataclasses with ``to_dict()``.
 
     from spades_replay.analysis import analyze_replay
     for hand in analyze_replay(spades_replay.replay(record), time_cap=60):
@@ -19,16 +21,20 @@ from spades_replay.analysis.play import (
     analyze_replay,
     position_before,
 )
+from spades_replay.analysis.position import Position, equivalent_cards
 from spades_replay.analysis.solver import (
-    Position,
+    KERNEL_VARIABLE,
     SearchTimeoutError,
     Solution,
     Solver,
-    equivalent_cards,
+    kernel_name,
+    new_solver,
+    prepare_kernel,
     solve,
 )
 
 __all__ = [
+    "KERNEL_VARIABLE",
     "HandAnalysis",
     "NilAnalysis",
     "NilSwing",
@@ -41,6 +47,9 @@ __all__ = [
     "analyze_hands",
     "analyze_replay",
     "equivalent_cards",
+    "kernel_name",
+    "new_solver",
     "position_before",
+    "prepare_kernel",
     "solve",
 ]

@@ -33,17 +33,18 @@ True
 from __future__ import annotations
 
 import contextlib
-import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from spades_replay.analysis.solver import Position, SearchTimeoutError, Solver, equivalent_cards
+from spades_replay.analysis.position import Position, equivalent_cards, opening
+from spades_replay.analysis.solver import SearchTimeoutError, Solver, new_solver
 from spades_replay.engine.cards import CARD_NAMES, Card, cards_of
+from spades_replay.engine.rules import TWO_OF_CLUBS
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.parallel import ordered_map
+from spades_replay.parallel import Jobs, ordered_map, workers
 from spades_replay.replay import HandReplay, Replay
 
 __all__ = [
@@ -221,6 +222,18 @@ class _Job:
     plays: tuple[Card, ...]
     bids: tuple[Bid, ...]
     complete: bool
+    spades_must_be_broken: bool
+    two_of_clubs_leads: bool
+
+    def opening(self) -> Position:
+        """The position before the first card, under the hand's play options."""
+        return opening(
+            self.variant,
+            self.holdings,
+            self.leader,
+            spades_must_be_broken=self.spades_must_be_broken,
+            two_of_clubs_leads=self.two_of_clubs_leads,
+        )
 
 
 def _job_of(hand: HandReplay) -> _Job:
@@ -233,6 +246,8 @@ def _job_of(hand: HandReplay) -> _Job:
         hand.actions.plays,
         outcome.bids,
         hand.complete,
+        hand.rules.spades_must_be_broken,
+        hand.rules.first_lead == TWO_OF_CLUBS,
     )
 
 
@@ -243,7 +258,7 @@ def position_before(hand: HandReplay, index: int) -> Position:
     plays = hand.actions.plays
     if not 0 <= index <= len(plays):
         raise ValueError(f"hand {hand.number} has {len(plays)} card(s); there is no card {index}")
-    position = Position(hand.variant, hand.outcome.holdings, hand.outcome.leader)
+    position = _job_of(hand).opening()
     for card in plays[:index]:
         position = position.play(card)
     return position
@@ -258,15 +273,17 @@ def analyze_hands(
     hands: Iterable[HandReplay],
     *,
     time_cap: float | None = None,
-    jobs: int = 1,
+    jobs: Jobs = 1,
     progress: Progress | None = None,
-) -> Iterator[HandAnalysis]:
+) -> Generator[HandAnalysis, None, None]:
     """Analyse hands in order, on ``jobs`` worker processes (0: one per core); the results
     are the same whatever ``jobs`` is, but for the time each hand took."""
     work = [_job_of(hand) for hand in hands]
-    workers = min(jobs if jobs > 0 else os.cpu_count() or 1, max(len(work), 1))
     results = ordered_map(
-        _Analyze(time_cap), work, workers, preload=["spades_replay.analysis.play"]
+        _Analyze(time_cap),
+        work,
+        workers(jobs, len(work)),
+        preload=["spades_replay.analysis.play"],
     )
     with contextlib.closing(results):
         yield from _counted(results, len(work), progress)
@@ -298,7 +315,7 @@ def analyze_replay(
     *,
     hand: int | None = None,
     time_cap: float | None = None,
-    jobs: int = 1,
+    jobs: Jobs = 1,
     progress: Progress | None = None,
 ) -> tuple[HandAnalysis, ...]:
     """Analyse every hand of a replayed game, or only hand number ``hand`` (1-based;
@@ -345,10 +362,11 @@ def _analyze(job: _Job, time_cap: float | None) -> HandAnalysis:
     """The analysis of one hand: every position from the last card backwards, so that the
     time cap, if it strikes, leaves the end of the hand solved (and later positions' results
     in the tables speed up the earlier ones)."""
-    started = time.monotonic()
     variant = job.variant
-    solver = Solver(variant, deadline=None if time_cap is None else started + time_cap)
-    positions = [Position(variant, job.holdings, job.leader)]
+    solver = new_solver(variant)  # loads the compiled kernel, if any, before the clock starts
+    started = time.monotonic()
+    solver.deadline = None if time_cap is None else started + time_cap
+    positions = [job.opening()]
     for card in job.plays:
         positions.append(positions[-1].play(card))
     count = len(job.plays)

@@ -28,6 +28,8 @@ COMMANDS = (
     "migrate",
     "import",
     "export",
+    "ingest",
+    "query",
 )
 """Every command, in the order ``--help`` lists them; each is the module
 ``spades_replay.cli.<name>_cmd``, imported only when it is needed."""
@@ -44,7 +46,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="spades-replay",
         description="Validate, replay and analyse recorded games of Spades.",
-        epilog="Exit codes: 0 ok, 1 invalid record(s), 2 usage or I/O error, 130 interrupted.",
+        epilog="Exit codes: 0 ok, 1 invalid record(s), 2 usage or I/O error, 3 no records "
+        "found, 130 interrupted.",
     )
     parser.add_argument("--version", action="version", version=f"spades-replay {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)

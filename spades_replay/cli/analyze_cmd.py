@@ -2,17 +2,20 @@
 
 For each hand: the par (what perfect play would have made) beside the bids and the tricks
 made, every play with what it cost, the best alternatives to each costly play, and each Nil's
-verdict. See docs/analysis.md for the method and its limits.
+verdict. With ``--all``, every game of a corpus (or directory), its hands spread over the
+workers one by one. See docs/analysis.md for the method and its limits.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
-from rich.console import Group
+from rich.console import Console, Group
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
@@ -24,17 +27,25 @@ from spades_replay.cli.common import (
     EXIT_OK,
     UsageError,
     add_game_arguments,
+    add_scheduler_option,
     console_for,
+    jobs_count,
     load_game,
     pick_hands,
+    print_problem,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.cli.text import card_text
+from spades_replay.corpus import expand, plan, read_task
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
+from spades_replay.errors import InputError
+from spades_replay.limits import DEFAULT_LIMITS
 from spades_replay.replay import Replay
 from spades_replay.text import card_label, safe
+from spades_replay.validate import check_bytes, oversize_report
 
 
 def register(commands: Any) -> None:
@@ -55,12 +66,18 @@ def register(commands: Any) -> None:
     add_game_arguments(
         parser,
         hand_help="analyse only hand N (1-based)",
-        json_help="JSON (one document: the game and its hands)",
+        json_help="JSON (one document: the game and its hands; with --all one line per game)",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="every game of FILE (a corpus, or a directory of records and corpora), its "
+        "hands spread over the workers one by one; invalid records are reported and skipped",
     )
     parser.add_argument(
         "-j",
         "--jobs",
-        type=int,
+        type=jobs_count,
         default=1,
         metavar="N",
         help="worker processes, one hand each (default 1; 0 = one per core)",
@@ -72,6 +89,7 @@ def register(commands: Any) -> None:
         metavar="SECONDS",
         help=f"stop analysing a hand after SECONDS (default {DEFAULT_TIME_CAP:g}; 0 = no cap)",
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.set_defaults(run=run)
 
@@ -240,13 +258,93 @@ def render_analysis(replay: Replay, analysis: HandAnalysis) -> Group:
     return Group(*parts)
 
 
+def _document(replayed: Replay, time_cap: float | None, hands: list[Any]) -> dict[str, Any]:
+    return {
+        "game_id": replayed.game_id,
+        "variant": replayed.variant.value,
+        "players": [player.name for player in replayed.players],
+        "time_cap": time_cap,
+        "hands": hands,
+    }
+
+
+class _Games:
+    """The valid games under a path, in order; invalid records are reported on ``report``
+    as ``validate`` reports them, and counted."""
+
+    def __init__(self, path: str, report: Console) -> None:
+        self.invalid = 0
+        self._path = path
+        self._report = report
+
+    def __iter__(self) -> Iterator[Replay]:
+        try:
+            for task in plan(expand([self._path]), chunk_bytes=2**62):
+                for source in read_task(task):
+                    if source.blank:
+                        continue
+                    if source.oversize:
+                        report, replayed = oversize_report(source, DEFAULT_LIMITS), None
+                    else:
+                        report, replayed = check_bytes(source.data, source.path, source.line)
+                    if replayed is not None:
+                        yield replayed
+                        continue
+                    self.invalid += 1
+                    where = safe(source.path, 500)
+                    where += f":{source.line}" if source.line is not None else ""
+                    self._report.print(Text(f"{where}: invalid, skipped", style="bold red"))
+                    for problem in report.problems:
+                        print_problem(self._report, problem)
+        except InputError as error:
+            raise UsageError(error.problem.message) from None
+
+
+def _run_all(arguments: argparse.Namespace, out: Console, time_cap: float | None) -> int:
+    """Analyse every game under the path: all their hands in one stream of work, each game
+    shown (or written as one JSON line) as soon as its hands are done."""
+    if arguments.game is not None or arguments.hand is not None:
+        raise UsageError("--all analyses every hand of every game: leave out --game and --hand")
+    as_json = arguments.format == "json"
+    err = console_for(sys.stderr)
+    reader = _Games(arguments.file, err if as_json else out)
+    games = list(reader)
+    bar = Bar(
+        "analysing hands",
+        counts="items",
+        out=out,
+        err=err,
+        text_on_stdout=not as_json,
+        enabled=not arguments.no_progress,
+    )
+    with workers_of(arguments) as jobs, bar, contextlib.ExitStack() as stack:
+        hands = (hand for replayed in games for hand in replayed.hands)
+        results = analyze_hands(hands, time_cap=time_cap, jobs=jobs, progress=bar.update)
+        # closing(): an interrupt stops the workers (or cancels the cluster's work) at once
+        stack.enter_context(contextlib.closing(results))
+        for replayed in games:
+            analyses = [next(results) for _ in replayed.hands]
+            if as_json:
+                document = _document(replayed, time_cap, [item.to_dict() for item in analyses])
+                sys.stdout.buffer.write(orjson.dumps(document) + b"\n")
+                continue
+            title = f"Double-dummy analysis · {replayed.variant.value}"
+            if replayed.game_id is not None:
+                title += f" · game {safe(replayed.game_id, 200)}"
+            bar.out.print(Text(title, style="bold"))
+            for analysis in analyses:
+                bar.out.print(render_analysis(replayed, analysis))
+    sys.stdout.buffer.flush()
+    return EXIT_INVALID if reader.invalid else EXIT_OK
+
+
 def run(arguments: argparse.Namespace) -> int:
-    """Analyse one record and show it."""
-    if arguments.jobs < 0:
-        raise UsageError("--jobs must be 0 (one per core) or more")
+    """Analyse one record (or with ``--all`` every game) and show it."""
     if not arguments.time_cap >= 0:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
     out = stdout_console()
+    if arguments.all:
+        return _run_all(arguments, out, arguments.time_cap or None)
     replayed = load_game(arguments.file, arguments.game, out)
     if replayed is None:
         return EXIT_INVALID
@@ -266,22 +364,14 @@ def run(arguments: argparse.Namespace) -> int:
     results = []
     if not as_json:
         out.print(Text(f"Double-dummy analysis · {replayed.variant.value}", style="bold"))
-    with bar:
-        for analysis in analyze_hands(
-            hands, time_cap=time_cap, jobs=arguments.jobs, progress=bar.update
-        ):
+    with workers_of(arguments) as jobs, bar:
+        for analysis in analyze_hands(hands, time_cap=time_cap, jobs=jobs, progress=bar.update):
             if as_json:
                 results.append(analysis.to_dict())
             else:
                 bar.out.print(render_analysis(replayed, analysis))
     if as_json:
-        document = {
-            "game_id": replayed.game_id,
-            "variant": replayed.variant.value,
-            "players": [player.name for player in replayed.players],
-            "time_cap": time_cap,
-            "hands": results,
-        }
+        document = _document(replayed, time_cap, results)
         sys.stdout.buffer.write(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
         sys.stdout.buffer.flush()
     return EXIT_OK

@@ -1,27 +1,34 @@
 """What the commands share: exit codes, consoles, usage errors, the input limit options, how a
-problem is printed, and picking, checking and reporting one game of a file."""
+problem is printed, picking, checking and reporting one game of a file, and where the work
+runs (``--jobs`` or ``--scheduler``)."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from rich.console import Console
 from rich.text import Text
 
-from spades_replay.corpus import Task, is_corpus, read_task
+from spades_replay.corpus import STDIN, STDIN_NAME, Source, Task, is_corpus, read_task
 from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import InputError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.parallel import Jobs
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.text import safe
-from spades_replay.validate import check_bytes
+from spades_replay.validate import check_bytes, pretty_corpus_report
 
 EXIT_OK = 0
 EXIT_INVALID = 1
 EXIT_USAGE = 2
+EXIT_NO_RECORDS = 3
+"""Nothing was checked: the paths hold no record at all (an empty directory, a directory
+without record files, an empty corpus). A CI job must never pass having checked nothing."""
 EXIT_INTERRUPTED = 130
 
 
@@ -77,7 +84,9 @@ def stdout_console() -> Console:
 def add_game_arguments(parser: argparse.ArgumentParser, *, hand_help: str, json_help: str) -> None:
     """The arguments of the commands that work on one game: the file, ``--game`` in a
     corpus, ``--hand`` and ``--format``."""
-    parser.add_argument("file", metavar="FILE", help="a record (.json) or a corpus (.jsonl)")
+    parser.add_argument(
+        "file", metavar="FILE", help="a record (.json), a corpus (.jsonl), or - for standard input"
+    )
     parser.add_argument(
         "--game",
         metavar="N",
@@ -93,29 +102,34 @@ def add_game_arguments(parser: argparse.ArgumentParser, *, hand_help: str, json_
 
 
 def select_record(path: str, game: str | None) -> tuple[bytes, int | None]:
-    """The bytes of one record in ``path``: the file itself, or in a corpus the ``game``-th
-    record (1-based) or the one whose ``game_id`` is ``game``; with its line number."""
+    """The bytes of one record in ``path`` (``-``: standard input): the file itself, or in a
+    corpus the ``game``-th record (1-based) or the one whose ``game_id`` is ``game``; with
+    its line number."""
     target = Path(path)
-    if not target.is_file():
+    if path == STDIN:
+        task = Task(0, STDIN, False)
+    elif target.is_dir():
+        raise UsageError(
+            f"{path} is a directory; this command takes one record (.json) or corpus (.jsonl) "
+            "file, or - for standard input (validate and stats walk directories)"
+        )
+    elif not target.is_file():
         raise UsageError(f"no such file: {path}")
-    corpus = is_corpus(target)
-    if not corpus:
-        if game not in (None, "1"):
-            raise UsageError(f"{path} holds one record; --game applies to .jsonl corpora")
-        try:
-            source = next(read_task(Task(0, path, False)))
-        except InputError as error:
-            raise UsageError(error.problem.message) from None
-        return source.data, None
+    else:
+        task = Task(0, path, is_corpus(target))
     wanted_index = int(game) if game is not None and game.isdigit() else None
     wanted_id = None if game is None or game.isdigit() else game
     if game is None:
         wanted_index = 1
     count = 0
     try:
-        for source in read_task(Task(0, path, True)):
+        for source in read_task(task):
             if source.blank:
                 continue
+            if source.line is None:  # a record file: the one record
+                if game not in (None, "1"):
+                    raise UsageError(f"{path} holds one record; --game applies to .jsonl corpora")
+                return source.data, None
             count += 1
             if wanted_index is not None and count == wanted_index:
                 return source.data, source.line
@@ -138,6 +152,50 @@ def _has_id(data: bytes, game_id: str) -> bool:
     except orjson.JSONDecodeError:
         return False
     return isinstance(value, dict) and value.get("game_id") == game_id
+
+
+EXTENSIONS = {".csv": "csv", ".json": "json", ".parquet": "parquet", ".txt": "table"}
+"""The output formats that an ``-o FILE`` extension names."""
+
+
+def output_format(chosen: str | None, output: str | None, formats: Sequence[str]) -> str:
+    """The format to write, of a command's ``formats``: the one asked for, else the one the
+    extension of ``output`` names (``.csv``, ``.json``, ``.parquet``, ``.txt`` for the table; a
+    name without an extension gets the table too). A format that contradicts the extension, or
+    an extension that names none of ``formats`` without ``--format``, is a usage error.
+
+    >>> output_format(None, "players.parquet", ("table", "parquet"))
+    'parquet'
+    >>> output_format("csv", None, ("table", "csv"))
+    'csv'
+    """
+    suffix = Path(output).suffix.lower() if output else ""
+    named = EXTENSIONS.get(suffix)
+    if chosen is None:
+        if suffix and named not in formats:
+            *others, last = [name for name, format_ in EXTENSIONS.items() if format_ in formats]
+            raise UsageError(
+                f"cannot tell the format of {safe(output or '', 300)} from its extension: name "
+                f"a {', '.join(others)} or {last} file, or say --format"
+            )
+        return named or "table"
+    if named is not None and named != chosen:
+        raise UsageError(
+            f"--format {chosen} does not match the extension of {safe(output or '', 300)} "
+            f"({named}); drop --format or rename the file"
+        )
+    return chosen
+
+
+def jobs_count(text: str) -> int:
+    """The value of ``--jobs``: a number of worker processes, 0 for one per core."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (one per core) or more, not {value}")
+    return value
 
 
 DEFAULT_TIME_CAP = 60.0
@@ -183,6 +241,17 @@ def print_problem(console: Console, problem: Problem, indent: str = "  ") -> Non
     console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
 
 
+def no_records_message(paths: list[str]) -> str:
+    """What a command says when ``paths`` hold no record at all."""
+    named = ", ".join(safe(path, 200) for path in paths[:5])
+    if len(paths) > 5:
+        named += f" and {len(paths) - 5} more"
+    return (
+        f"no records found in {named}: nothing was checked (records are .json files, "
+        ".jsonl/.ndjson corpora, either .gz-compressed)"
+    )
+
+
 def pick_hands(replay: Replay, number: int | None) -> tuple[HandReplay, ...]:
     """Every hand of a replay, or only hand ``number`` (1-based; a usage error if none)."""
     hands = replay.hands
@@ -197,11 +266,44 @@ def load_game(path: str, game: str | None, console: Console) -> Replay | None:
     """The replay of one record of ``path`` (``game`` picks it in a corpus), or ``None``
     after printing its problems as ``validate`` would."""
     data, line = select_record(path, game)
-    report, replayed = check_bytes(data, path, line)
+    name = STDIN_NAME if path == STDIN else path
+    pretty = pretty_corpus_report(Source(name, line, data)) if line is not None else None
+    report, replayed = (pretty, None) if pretty is not None else check_bytes(data, name, line)
     if replayed is not None:
         return replayed
-    where = safe(path, 500) + (f":{line}" if line is not None else "")
+    where = safe(name, 500) + (f":{line}" if line is not None else "")
     console.print(Text(f"{where}: invalid", style="bold red"))
     for problem in report.problems:
         print_problem(console, problem)
     return None
+
+
+def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
+    """``--scheduler ADDRESS``: run the command's work on a Dask cluster (docs/scale.md)."""
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on a Dask cluster instead of --jobs: tcp://HOST:PORT of a running "
+        "scheduler, or local / local:N to start N worker processes for the run; the same "
+        "output as --jobs (needs spades-replay[cluster]; see docs/scale.md)",
+    )
+
+
+@contextlib.contextmanager
+def workers_of(arguments: argparse.Namespace) -> Iterator[Jobs]:
+    """Where the command's work runs: ``--jobs`` worker processes, or the Dask cluster that
+    ``--scheduler`` names, opened for the block and closed after it. Cluster failures
+    (Dask missing, a scheduler out of reach, work lost) become usage errors, exit 2."""
+    address: str | None = getattr(arguments, "scheduler", None)
+    if address is None:
+        yield arguments.jobs
+        return
+    if arguments.jobs != 1:
+        raise UsageError("--jobs and --scheduler exclude each other: the cluster has the workers")
+    from spades_replay.cluster import ClusterError, open_cluster
+
+    try:
+        with open_cluster(address) as cluster:
+            yield cluster
+    except ClusterError as error:
+        raise UsageError(safe(str(error), 1000)) from None

@@ -4,23 +4,31 @@ The command checks its arguments, then replaces itself with ``python -m streamli
 entry script of the installed ``spades_replay.dashboard`` package: headless (it prints the
 address to open), bound to 127.0.0.1 unless told otherwise, without usage statistics and
 without the developer menu (no "Deploy" button).
-The paths reach the app as the script's arguments.
+PATHs are first read into a store kept in the user's cache directory (only new or changed
+files are read again, so the second opening is as fast as a store's); the app is given
+``--store DIR`` as the script's arguments.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
+import socket
 import sys
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from spades_replay.cli.common import UsageError
+from spades_replay.corpus import sample_paths
+from spades_replay.text import safe
 
 EXTRAS = ("streamlit", "plotly")
 INSTALL = "pip install 'spades-replay[dashboard]'"
 DEFAULT_PORT = 8501
+PORTS_TRIED = 20
+"""Without --port, the ports tried from DEFAULT_PORT on."""
 DEFAULT_ADDRESS = "127.0.0.1"
 
 
@@ -32,7 +40,10 @@ def register(commands: Any) -> None:
         description=(
             "Serve the dashboard on the records under the paths: step through replays, chart "
             "scores and bags, corpus stats, and validate uploads. Invalid records are reported "
-            "in it, never counted. Open the address it prints in a browser; Ctrl-C stops it."
+            "in it, never counted. The paths are first read into a store in the user's cache "
+            "directory (the next opening reads only new or changed files); --store DIR shows "
+            "a store made by `ingest`. It prints the address to open in a browser (it opens "
+            "none itself); Ctrl-C stops it."
         ),
         epilog=f"Needs the dashboard extra ({INSTALL}). Exit codes: 2 usage error (no such "
         "path, a missing extra), 130 interrupted; otherwise the server's own.",
@@ -41,10 +52,23 @@ def register(commands: Any) -> None:
         "paths",
         nargs="*",
         metavar="PATH",
-        help="record, corpus or directory (default: fixtures/ when run in a checkout)",
+        help="record, corpus or directory (default in a checkout: the sample records of "
+        "fixtures/, all but fixtures/invalid)",
     )
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, metavar="N", help="port (default 8501)"
+        "--store",
+        metavar="DIR",
+        help="show a store made by `ingest` instead of PATHs: opens at once, nothing replayed",
+    )
+    parser.add_argument(
+        "--no-progress", action="store_true", help="never show the progress bar of the reading"
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        metavar="N",
+        help=f"port (default {DEFAULT_PORT}, or the next free one after it; a port given "
+        "here that is in use is an error)",
     )
     parser.add_argument(
         "--address",
@@ -53,6 +77,52 @@ def register(commands: Any) -> None:
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 for all)",
     )
     parser.set_defaults(run=run)
+
+
+def cache_store(paths: list[str]) -> Path:
+    """Where the store of ``paths`` is kept: under the user's cache directory
+    (``$XDG_CACHE_HOME``, else ``~/.cache``), ``spades-replay/stores/<key>``, the key a digest
+    of the resolved paths in order."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    named = "\0".join(str(Path(path).resolve()) for path in paths)
+    key = hashlib.sha256(named.encode()).hexdigest()[:20]
+    return Path(root) / "spades-replay" / "stores" / key
+
+
+def ingest_cache(paths: list[str], quiet: bool = False) -> str:
+    """Bring the cache store of ``paths`` up to date (reading only new or changed files,
+    under a progress bar) and return its directory."""
+    from rich.text import Text
+
+    from spades_replay.cli.common import console_for
+    from spades_replay.cli.progress import Bar
+    from spades_replay.store.ingest import ingest
+    from spades_replay.store.layout import StoreError
+
+    directory = cache_store(paths)
+    err = console_for(sys.stderr)
+    bar = Bar(
+        "reading records into the cache store",
+        counts="bytes",
+        out=console_for(sys.stdout),
+        err=err,
+        text_on_stdout=False,
+        enabled=not quiet,
+    )
+    try:
+        with bar:
+            report = ingest(paths, directory, wait=True, progress=bar.update)
+    except StoreError as error:
+        raise UsageError(f"{error} (the cache store of these paths: {directory})") from None
+    except OSError as error:
+        raise UsageError(f"cannot write the cache store {directory}: {error.strerror}") from None
+    err.print(
+        Text(
+            f"spades-replay: {report.games} game(s) ({report.read} file(s) read, "
+            f"{report.unchanged} unchanged) in the cache store {directory}"
+        )
+    )
+    return str(directory)
 
 
 def missing_extras() -> list[str]:
@@ -69,25 +139,54 @@ def entry_script() -> Path:
 
 
 def data_paths(paths: list[str]) -> list[str]:
-    """The paths to show: those given, which must exist, else ``fixtures`` when the current
-    directory has one (a checkout)."""
+    """The paths to show: those given, which must exist, else the sample records of
+    ``fixtures/`` when the current directory has one (a checkout): every folder of it but
+    ``fixtures/invalid``, so that the default dashboard opens on valid games only."""
     for path in paths:
         if not os.path.exists(path):
             raise UsageError(f"no such file or directory: {path}")
     if paths:
         return paths
     if Path("fixtures").is_dir():
-        return ["fixtures"]
+        return sample_paths(Path("fixtures"))
     raise UsageError(
         "no PATH given and no fixtures/ folder here; name the records to show: "
         "spades-replay dashboard PATH..."
     )
 
 
+def port_free(address: str, port: int) -> bool:
+    """Whether a server could listen on ``port`` of ``address`` now."""
+    family = socket.AF_INET6 if ":" in address else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((address, port))
+        except OSError:
+            return False
+    return True
+
+
+def choose_port(address: str, asked: int | None) -> int:
+    """The port to serve on: the one asked for, which must be free; else the first free one
+    from :data:`DEFAULT_PORT` on (among :data:`PORTS_TRIED`)."""
+    if asked is not None:
+        if not 0 < asked < 65536:
+            raise UsageError(f"--port must be from 1 to 65535, not {asked}")
+        if not port_free(address, asked):
+            raise UsageError(f"port {asked} on {address} is in use; choose another with --port")
+        return asked
+    for port in range(DEFAULT_PORT, DEFAULT_PORT + PORTS_TRIED):
+        if port_free(address, port):
+            return port
+    raise UsageError(
+        f"ports {DEFAULT_PORT} to {DEFAULT_PORT + PORTS_TRIED - 1} on {address} are all in "
+        "use; choose one with --port"
+    )
+
+
 def streamlit_command(arguments: argparse.Namespace, paths: list[str]) -> list[str]:
-    """The command line that serves the dashboard on ``paths``."""
-    if not 0 < arguments.port < 65536:
-        raise UsageError(f"--port must be from 1 to 65535, not {arguments.port}")
+    """The command line that serves the dashboard on ``paths`` (``arguments.port`` chosen)."""
     return [
         sys.executable,
         "-m",
@@ -114,9 +213,30 @@ def run(arguments: argparse.Namespace) -> int:
     missing = missing_extras()
     if missing:
         raise UsageError(f"the dashboard needs {' and '.join(missing)}: {INSTALL}")
-    paths = data_paths(arguments.paths)
+    arguments.port = choose_port(arguments.address, arguments.port)  # before anything is read
+    if arguments.store is not None:
+        if arguments.paths:
+            raise UsageError("give PATHs or --store DIR, not both")
+        from spades_replay.store.layout import StoreError, open_manifest
+
+        try:
+            open_manifest(arguments.store)
+        except StoreError as error:
+            raise UsageError(str(error)) from None
+        paths = ["--store", arguments.store]
+        shown = f"the store {arguments.store}"
+    else:
+        given = data_paths(arguments.paths)
+        paths = ["--store", ingest_cache(given, arguments.no_progress)]
+        shown = " ".join(given)
     command = streamlit_command(arguments, paths)
     environment = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
-    print(f"spades-replay: the dashboard on {' '.join(paths)}", file=sys.stderr, flush=True)
+    host = "localhost" if arguments.address in ("0.0.0.0", "::") else arguments.address
+    print(
+        f"spades-replay: the dashboard on {safe(shown, 500)}: open "
+        f"http://{host}:{arguments.port}/ in a browser (Ctrl-C stops it)",
+        file=sys.stderr,
+        flush=True,
+    )
     sys.stdout.flush()
     os.execve(sys.executable, command, environment)

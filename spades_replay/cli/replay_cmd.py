@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -12,19 +13,22 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from spades_replay.cli import stepper
 from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
+    UsageError,
     add_game_arguments,
     load_game,
     pick_hands,
     stdout_console,
 )
 from spades_replay.cli.text import card_text, cards_text
+from spades_replay.corpus import STDIN
 from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.replay import HandReplay, Replay
-from spades_replay.text import safe
+from spades_replay.text import plural, safe, score_line
 
 
 def register(commands: Any) -> None:
@@ -41,8 +45,14 @@ def register(commands: Any) -> None:
     )
     add_game_arguments(
         parser,
-        hand_help="show only hand N (1-based)",
+        hand_help="show only hand N (1-based); with --step, start at hand N",
         json_help="the replay as JSON (identical bytes every run)",
+    )
+    parser.add_argument(
+        "--step",
+        action="store_true",
+        help="step through the game interactively in the terminal: arrows (or h/j/k/l) for "
+        "the next or previous card and trick, n/p for the next or previous hand, q to quit",
     )
     parser.set_defaults(run=run)
 
@@ -155,7 +165,7 @@ def _score_table(replay: Replay, hand: HandReplay) -> Table:
         parts = []
         for nil in side.nils:
             kind = "blind nil" if nil.blind else "nil"
-            result = "made" if nil.made else f"failed ({nil.tricks} tricks)"
+            result = "made" if nil.made else f"failed ({plural(nil.tricks, 'trick')})"
             parts.append(f"{kind} {result} {nil.points:+d}")
         return "; ".join(parts) or "-"
 
@@ -194,10 +204,15 @@ def render_hand(replay: Replay, hand: HandReplay) -> Group:
             )
         )
         parts.append(_holdings_table(replay, "Cards dealt", outcome.dealt))
-    parts.extend(_exchanges(replay, hand))
+    # in the order they happen: two-player Blind Nil exchanges follow the draft and come
+    # before the bids; four-player ones follow the bidding
+    exchanges: list[Any] = list(_exchanges(replay, hand))
     if outcome.exchanges:
-        parts.append(_holdings_table(replay, "Cards after the exchange", outcome.holdings))
-    parts.append(_bids(replay, hand))
+        exchanges.append(_holdings_table(replay, "Cards after the exchange", outcome.holdings))
+    if replay.variant is Variant.TWO_PLAYER:
+        parts.extend([*exchanges, _bids(replay, hand)])
+    else:
+        parts.extend([_bids(replay, hand), *exchanges])
     parts.append(_tricks_table(replay, hand))
     if hand.scores is not None:
         parts.append(_score_table(replay, hand))
@@ -216,7 +231,7 @@ def render_hand(replay: Replay, hand: HandReplay) -> Group:
 
 def _result(replay: Replay) -> Text:
     result = replay.result
-    scores = f"{result.scores[0]} to {result.scores[1]}"
+    scores = score_line(result.scores, result.winner)
     if result.complete and result.winner is not None:
         return Text(
             f"Result: {safe(replay.side_name(result.winner), 120)} won {scores} "
@@ -230,19 +245,44 @@ def _result(replay: Replay) -> Text:
 
 
 def show(console: Console, replay: Replay, hand_number: int | None) -> None:
-    """Print a replay, or only one of its hands."""
+    """Print a replay, or only one of its hands (a usage error, before any output, if there
+    is no such hand)."""
+    hands = pick_hands(replay, hand_number)
     console.print(_header(replay))
-    for hand in pick_hands(replay, hand_number):
+    for hand in hands:
         console.print(render_hand(replay, hand))
     console.print(_result(replay))
 
 
+def _check_terminal(arguments: argparse.Namespace) -> None:
+    """``--step`` needs a terminal to read keys from and draw on."""
+    if arguments.format == "json":
+        raise UsageError("--step is interactive; --format json prints the whole replay")
+    if arguments.file == STDIN:
+        raise UsageError("--step reads keys from the terminal: give the record as a file, not -")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            "--step is interactive and needs a terminal for input and output; without --step, "
+            "replay prints the whole game"
+        )
+    if importlib.util.find_spec("termios") is None:
+        raise UsageError("--step needs a terminal with termios (Linux, macOS or WSL)")
+
+
 def run(arguments: argparse.Namespace) -> int:
-    """Replay one record and show it."""
+    """Replay one record and show it (or step through it, with ``--step``)."""
+    if arguments.step:
+        _check_terminal(arguments)
     console = stdout_console()
     replayed = load_game(arguments.file, arguments.game, console)
     if replayed is None:
         return EXIT_INVALID
+    pick_hands(replayed, arguments.hand)  # no such hand: a usage error before any output
+    if arguments.step:
+        if not replayed.hands:
+            raise UsageError("the game has no hand to step through")
+        stepper.run(replayed, console, (arguments.hand or 1) - 1)
+        return EXIT_OK
     if arguments.format == "json":
         sys.stdout.buffer.write(replayed.to_json(indent=True) + b"\n")
         sys.stdout.buffer.flush()

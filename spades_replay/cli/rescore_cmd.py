@@ -27,12 +27,16 @@ from rich.text import Text
 from spades_replay.atomic import write_bytes_atomic
 from spades_replay.cli.common import (
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
     add_limit_options,
     console_for,
+    jobs_count,
     limits_of,
+    no_records_message,
+    output_format,
     print_problem,
     rule_setting,
     stdout_console,
@@ -48,7 +52,7 @@ from spades_replay.rescore import (
     check_options,
     rescore,
 )
-from spades_replay.text import safe
+from spades_replay.text import safe, score_line
 from spades_replay.validate import CorpusValidation, RecordReport, Sink, Verified
 
 PARTS_LISTED = 5
@@ -62,6 +66,10 @@ PART_NAMES = {
     "penalty_points": "bag penalties",
     "points": "total",
 }
+
+
+FORMATS = ("table", "csv", "json")
+"""What ``--format`` writes."""
 
 
 def register(commands: Any) -> None:
@@ -92,9 +100,9 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--format",
-        choices=("table", "csv", "json"),
-        default="table",
-        help="table for people (default); csv (one row per game) or json for tools",
+        choices=FORMATS,
+        help="table for people (the default); csv (one row per game) or json for tools. With "
+        "-o and no --format, the file's extension says which (.csv, .json, .txt for the table)",
     )
     parser.add_argument(
         "--changed",
@@ -105,7 +113,12 @@ def register(commands: Any) -> None:
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
     parser.add_argument(
-        "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: per core)"
+        "-j",
+        "--jobs",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="worker processes (0: per core)",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
@@ -231,9 +244,9 @@ def _games_table(games: list[Rescored]) -> Table:
             table,
             name,
             f"{safe(game.side_names[0], 60)} vs {safe(game.side_names[1], 60)}",
-            f"{before.scores[0]} to {before.scores[1]}, {_winner(game, before)}",
+            f"{score_line(before.scores, before.winner)}, {_winner(game, before)}",
             _ending(game, before),
-            f"{after.scores[0]} to {after.scores[1]}, {_winner(game, after)}",
+            f"{score_line(after.scores, after.winner)}, {_winner(game, after)}",
             _ending(game, after),
             ("winner changes; " if game.winner_changed else "")
             + " / ".join(_signed(change) for change in game.score_change),
@@ -380,6 +393,7 @@ def encode_json(
 
 def run(arguments: argparse.Namespace) -> int:
     """Rescore and write."""
+    arguments.format = output_format(arguments.format, arguments.output, FORMATS)
     options = parse_options(arguments.rule)
     out = stdout_console()
     err = console_for(sys.stderr)
@@ -438,4 +452,7 @@ def run(arguments: argparse.Namespace) -> int:
     err.print(Text(counted, style="bold red" if result.invalid else "green"))
     if result.io_errors:
         return EXIT_USAGE
+    if not result.records:
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     return EXIT_INVALID if result.invalid else EXIT_OK

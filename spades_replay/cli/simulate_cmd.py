@@ -12,16 +12,19 @@ from rich.text import Text
 from spades_replay.cli.common import (
     EXIT_OK,
     UsageError,
+    add_scheduler_option,
     console_for,
+    jobs_count,
     rule_setting,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.convert import RULE_FIELDS, rules_of
 from spades_replay.engine.rules import PRESETS, RuleValue
 from spades_replay.engine.seats import Variant
 from spades_replay.record.models import Rules as RulesModel
-from spades_replay.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, write_corpus
+from spades_replay.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, Tally, write_corpus
 from spades_replay.text import safe
 
 
@@ -65,7 +68,12 @@ def register(commands: Any) -> None:
         help=f"stop a game that is not won after N hands (default {MAX_HANDS})",
     )
     parser.add_argument(
-        "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: one per core)"
+        "-j",
+        "--jobs",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="worker processes (0: one per core)",
     )
     parser.add_argument(
         "-o",
@@ -74,6 +82,7 @@ def register(commands: Any) -> None:
         metavar="OUT",
         help="FILE.jsonl, FILE.jsonl.gz, or a directory for one .json per game",
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.set_defaults(run=run)
 
@@ -122,12 +131,35 @@ def run(arguments: argparse.Namespace) -> int:
         enabled=not arguments.no_progress,
         total=arguments.games,
     )
+    tally = Tally()
     try:
-        with bar:
-            written = write_corpus(spec, arguments.output, jobs=arguments.jobs, progress=bar.update)
+        with workers_of(arguments) as jobs, bar:
+            write_corpus(spec, arguments.output, jobs=jobs, progress=bar.update, tally=tally)
+    except ValueError as error:
+        raise UsageError(safe(str(error), 1000)) from None
     except OSError as error:
         raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
     out.print(
-        Text(f"wrote {written} {spec.variant.value} game(s) to {safe(arguments.output, 500)}")
+        Text(f"wrote {tally.games} {spec.variant.value} game(s) to {safe(arguments.output, 500)}")
     )
+    if tally.unfinished:
+        console_for(sys.stderr).print(
+            Text(unfinished_warning(tally, spec.max_hands, arguments.bot), style="bold yellow")
+        )
     return EXIT_OK
+
+
+def unfinished_warning(tally: Tally, max_hands: int, bot: str) -> str:
+    """Why some games were written unfinished, and what to do about it."""
+    text = (
+        f"{tally.unfinished} of {tally.games} game(s) are unfinished: no side won within "
+        f"--max-hands {max_hands} hands"
+    )
+    if bot == "random":
+        text += (
+            " (random bots rarely make their bids, so scores sink and nobody reaches the "
+            "target: add a lose score, e.g. --rule lose_score=-300)"
+        )
+    else:
+        text += " (raise --max-hands, or lower the target with --rule target_score=N)"
+    return text

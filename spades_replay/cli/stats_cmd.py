@@ -19,16 +19,24 @@ from spades_replay.atomic import write_bytes_atomic
 from spades_replay.cli.common import (
     DEFAULT_TIME_CAP,
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
     add_limit_options,
+    add_scheduler_option,
     console_for,
+    jobs_count,
     limits_of,
+    no_records_message,
+    output_format,
     print_problem,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.limits import Limits
+from spades_replay.parallel import Jobs
 from spades_replay.text import safe
 
 if TYPE_CHECKING:
@@ -36,9 +44,10 @@ if TYPE_CHECKING:
 
     from spades_replay.stats.collect import StatsCollection
     from spades_replay.stats.tables import Tables
+    from spades_replay.validate import Summary
 
 GROUPINGS = ("game", "player", "variant")
-
+FORMATS = ("table", "csv", "json", "parquet")
 CAPPED_LISTED = 10
 """How many capped hands the command names before it only counts the rest."""
 
@@ -55,23 +64,40 @@ def register(commands: Any) -> None:
             "per variant. Invalid records are reported and left out, never counted."
         ),
         epilog="Exit codes: 0 all records counted, 1 some records invalid (left out; the "
-        "stats of the rest are still written), 2 usage or I/O error.",
+        "stats of the rest are still written), 2 usage or I/O error, 3 no records found.",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="record, corpus, directory, or - for standard input",
+    )
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        help="read the tables of a store made by `ingest` instead of PATHs: the same output "
+        "as `stats` on the files it holds, without replaying them",
+    )
     parser.add_argument(
         "--by", choices=GROUPINGS, default="player", help="what a row is (default player)"
     )
     parser.add_argument(
         "--format",
-        choices=("table", "csv", "json", "parquet"),
-        default="table",
-        help="table for people (default); csv, json (an array of rows) or parquet for tools",
+        choices=FORMATS,
+        help="table for people (the default); csv, json (an array of rows) or parquet for "
+        "tools. With -o and no --format, the file's extension says which (.csv, .json, "
+        ".parquet, .txt for the table)",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
     parser.add_argument(
-        "-j", "--jobs", type=int, default=1, metavar="N", help="worker processes (0: per core)"
+        "-j",
+        "--jobs",
+        type=jobs_count,
+        default=1,
+        metavar="N",
+        help="worker processes (0: per core)",
     )
     parser.add_argument(
         "--analysis",
@@ -89,6 +115,13 @@ def register(commands: Any) -> None:
         f"{DEFAULT_TIME_CAP:g}; 0 = no cap); capped hands are reported and left out of the "
         "tricks-lost counts",
     )
+    parser.add_argument(
+        "--columns",
+        metavar="NAME,...",
+        help="the table's columns, by their headers, comma-separated (default: those that fit "
+        "the width, key ones first); csv, json and parquet carry every column",
+    )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
@@ -126,23 +159,71 @@ def _report_capped(console: Console, seat_analysis: pl.DataFrame, time_cap: floa
     )
 
 
-def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, jobs: int) -> Tables:
+def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, jobs: Jobs) -> Tables:
     """The collection's tables with the analysis of every complete hand, under ``bar``."""
     with bar:
         return collection.analysed(time_cap=time_cap, jobs=jobs, progress=bar.update)
 
 
+def _columns(arguments: argparse.Namespace) -> list[str] | None:
+    """The columns ``--columns`` names, checked; ``None`` without it."""
+    if arguments.columns is None:
+        return None
+    if arguments.format != "table":
+        raise UsageError("--columns applies to the table; csv, json and parquet carry every column")
+    from spades_replay.cli.stats_view import column_names
+
+    known = column_names(arguments.by, arguments.analysis)
+    names = [name.strip() for name in arguments.columns.split(",") if name.strip()]
+    unknown = [name for name in names if name not in known]
+    if unknown or not names:
+        raise UsageError(
+            f"unknown column {safe(', '.join(unknown) or arguments.columns, 200)!r} for "
+            f"--by {arguments.by}; the columns are: {', '.join(known)}"
+        )
+    return names
+
+
 def run(arguments: argparse.Namespace) -> int:
     """Compute and write the metrics."""
+    arguments.format = output_format(arguments.format, arguments.output, FORMATS)
     if arguments.format == "parquet" and not arguments.output:
         raise UsageError("--format parquet needs -o FILE")
     if arguments.time_cap is not None and not arguments.analysis:
         raise UsageError("--time-cap applies with --analysis")
+    columns = _columns(arguments)
     time_cap = DEFAULT_TIME_CAP if arguments.time_cap is None else arguments.time_cap
     if not time_cap >= 0:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
     out = stdout_console()
     err = console_for(sys.stderr)
+    if arguments.store is not None:
+        if arguments.paths:
+            raise UsageError("give PATHs or --store DIR, not both")
+        if arguments.time_cap is not None or arguments.scheduler is not None:
+            raise UsageError(
+                "--time-cap and --scheduler apply when reading PATHs; a store was read (and "
+                "analysed) by ingest"
+            )
+        return _from_store(arguments, out, err, columns)
+    if not arguments.paths:
+        raise UsageError("give the PATHs to read, or --store DIR")
+    limits = limits_of(arguments)
+    with workers_of(arguments) as jobs:
+        tables, summary = _read(arguments, out, err, jobs, limits, time_cap)
+    return _write(arguments, out, err, tables, summary, columns)
+
+
+def _read(
+    arguments: argparse.Namespace,
+    out: Console,
+    err: Console,
+    jobs: Jobs,
+    limits: Limits,
+    time_cap: float,
+) -> tuple[Tables, Summary]:
+    """The tables and summary of the records under the paths, read (and analysed) by
+    ``jobs``, under progress bars; invalid records reported on ``err``."""
 
     def bar(description: str, counts: Literal["bytes", "items"]) -> Bar:
         return Bar(
@@ -154,15 +235,14 @@ def run(arguments: argparse.Namespace) -> int:
             enabled=not arguments.no_progress,
         )
 
-    from spades_replay.cli import stats_view
     from spades_replay.stats.collect import StatsCollection
 
     reading = bar("reading", "bytes")
     collection = StatsCollection(
         arguments.paths,
-        jobs=arguments.jobs,
+        jobs=jobs,
         progress=reading.update,
-        limits=limits_of(arguments),
+        limits=limits,
         keep_hands=arguments.analysis,
     )
     with reading:
@@ -172,16 +252,61 @@ def run(arguments: argparse.Namespace) -> int:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     if arguments.analysis:
         analysing = bar("analysing hands", "items")
-        tables = _analysed(collection, analysing, time_cap or None, arguments.jobs)
+        tables = _analysed(collection, analysing, time_cap or None, jobs)
         assert tables.seat_analysis is not None
         _report_capped(err, tables.seat_analysis, time_cap)
     else:
         tables = collection.tables()
+    return tables, summary
+
+
+def _from_store(
+    arguments: argparse.Namespace, out: Console, err: Console, columns: list[str] | None
+) -> int:
+    """The metrics of the games of a store, as ``stats`` gives them on its files."""
+    from spades_replay.store.layout import StoreError
+    from spades_replay.store.read import Store
+
+    try:
+        store = Store.open(arguments.store)
+        if arguments.analysis and not store.analysis:
+            raise UsageError(
+                f"the store {arguments.store} holds no double-dummy analysis: ingest with "
+                "--analysis into a new store"
+            )
+        _report_invalid(err, store.invalid_reports())
+        summary = store.summary()
+        tables = store.tables(analysis=arguments.analysis)
+    except StoreError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot read the store {arguments.store}: {error}") from None
+    for problem in summary.io_errors:
+        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+    if tables.seat_analysis is not None:
+        time_cap = store.manifest.settings.get("time_cap") or 0
+        _report_capped(err, tables.seat_analysis, float(time_cap))
+    return _write(arguments, out, err, tables, summary, columns)
+
+
+def _write(
+    arguments: argparse.Namespace,
+    out: Console,
+    err: Console,
+    tables: Tables,
+    summary: Summary,
+    columns: list[str] | None,
+) -> int:
+    """Write the metrics of ``tables`` as asked (the table's ``columns``, ``None``: by
+    width), then the count line; the exit code."""
+    from spades_replay.cli import stats_view
+
     frame = stats_view.metrics(tables, arguments.by)
     if arguments.format == "table":
-        rendered = stats_view.TABLES[arguments.by](frame)
+        capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
+        console = capture if arguments.output else out
+        rendered = stats_view.table(frame, arguments.by, console.width, columns).renderable
         if arguments.output:
-            capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
             capture.print(rendered)
             data = capture.file.getvalue().encode()  # type: ignore[attr-defined]
         else:
@@ -203,4 +328,7 @@ def run(arguments: argparse.Namespace) -> int:
     err.print(Text(counted, style="bold red" if summary.invalid else "green"))
     if summary.io_errors:
         return EXIT_USAGE
+    if not summary.records:
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     return EXIT_INVALID if summary.invalid else EXIT_OK

@@ -1,18 +1,30 @@
-"""How the stats command shows metrics: terminal tables and csv, json, parquet bytes."""
+"""How the stats command shows metrics: terminal tables and csv, json, parquet bytes.
+
+A terminal table never cuts a cell: it shows the columns that fit the width, the key ones
+first (who or what the row is, and the headline figures), and names the ones it left out;
+``--columns`` picks them by name, and csv, json and parquet carry every column. Rule sets
+appear by their short labels, spelled out in a legend under the table.
+"""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import polars as pl
+from rich.console import Group, RenderableType
 from rich.table import Table
+from rich.text import Text
 
 from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
-from spades_replay.stats.tables import Tables
-from spades_replay.text import safe
+from spades_replay.stats.tables import Tables, rules_legend, short_rules_label
+from spades_replay.text import safe, score_line
 
 GROUPINGS = {"player": player_metrics, "game": game_metrics, "variant": variant_metrics}
+
+Row = dict[str, Any]
 
 
 def _percent(value: float | None, count: int, total: int) -> str:
@@ -31,123 +43,175 @@ def _lost(value: float | None, lost: int, hands: int) -> str:
     return f"{value:.2f} ({lost} in {hands})"
 
 
-def _add_analysis_columns(table: Table, frame: pl.DataFrame) -> bool:
-    """The double-dummy columns, when the metrics have them (``stats --analysis``)."""
-    if "tricks_lost_per_hand" not in frame.columns:
-        return False
-    table.add_column("tricks lost/hand", justify="right")
-    table.add_column("capped hands", justify="right")
-    return True
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column a table can show: its name (for ``--columns``, also its header), whether it
+    is a key column (shown first, whatever the width), and how a row gives its cell."""
+
+    name: str
+    cell: Callable[[Row], str]
+    key: bool = False
+    right: bool = True
 
 
-def _analysis_cells(row: dict[str, Any]) -> list[str]:
-    return [
-        _lost(row["tricks_lost_per_hand"], row["tricks_lost"], row["analysed_hands"]),
-        str(row["capped_hands"]),
-    ]
+def _rate(value: str, count: str, total: str) -> Callable[[Row], str]:
+    return lambda row: _percent(row[value], row[count], row[total])
 
 
-def player_table(frame: pl.DataFrame) -> Table:
-    """The per-player metrics as a terminal table: every rate beside its counts."""
-    table = Table(title="Players", title_justify="left")
-    for column, justify in (
-        ("player", "left"),
-        ("variant", "left"),
-        ("rules", "left"),
-        ("games", "right"),
-        ("wins", "right"),
-        ("hands", "right"),
-        ("pts/hand", "right"),
-        ("bids exact", "right"),
-        ("over", "right"),
-        ("set", "right"),
-        ("bags/hand", "right"),
-        ("penalties/game", "right"),
-        ("nil made", "right"),
-        ("blind nil made", "right"),
-    ):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    analysed = _add_analysis_columns(table, frame)
-    for row in frame.iter_rows(named=True):
-        table.add_row(
-            safe(row["player"], 40),
-            row["variant"],
-            safe(row["rules"], 60),
-            str(row["games"]),
-            _percent(row["win_rate"], row["wins"], row["complete_games"]),
-            str(row["hands"]),
-            _number(row["points_per_hand"]),
-            _percent(row["exact_rate"], row["exact"], row["bids"]),
-            _percent(row["over_rate"], row["over"], row["bids"]),
-            _percent(row["set_rate"], row["set"], row["bids"]),
-            _number(row["bags_per_hand"], 2),
-            _number(row["bag_penalties_per_game"], 2),
-            _percent(row["nil_rate"], row["nil_made"], row["nil_attempts"]),
-            _percent(row["blind_nil_rate"], row["blind_nil_made"], row["blind_nil_attempts"]),
-            *(_analysis_cells(row) if analysed else []),
+ANALYSIS_COLUMNS = (
+    Column(
+        "tricks lost/hand",
+        lambda row: _lost(row["tricks_lost_per_hand"], row["tricks_lost"], row["analysed_hands"]),
+        key=True,
+    ),
+    Column("capped hands", lambda row: str(row["capped_hands"])),
+)
+"""The double-dummy columns, when the metrics have them (``stats --analysis``)."""
+
+RULES = Column("rules", lambda row: short_rules_label(row["rules"]), right=False)
+VARIANT = Column("variant", lambda row: row["variant"], key=True, right=False)
+
+PLAYER_COLUMNS = (
+    Column("player", lambda row: safe(row["player"], 40), key=True, right=False),
+    VARIANT,
+    RULES,
+    Column("games", lambda row: str(row["games"]), key=True),
+    Column("wins", _rate("win_rate", "wins", "complete_games"), key=True),
+    Column("hands", lambda row: str(row["hands"])),
+    Column("pts/hand", lambda row: _number(row["points_per_hand"]), key=True),
+    Column("bids exact", _rate("exact_rate", "exact", "bids")),
+    Column("over", _rate("over_rate", "over", "bids")),
+    Column("set", _rate("set_rate", "set", "bids")),
+    Column("bags/hand", lambda row: _number(row["bags_per_hand"], 2)),
+    Column("penalties/game", lambda row: _number(row["bag_penalties_per_game"], 2)),
+    Column("nil made", _rate("nil_rate", "nil_made", "nil_attempts")),
+    Column("blind nil made", _rate("blind_nil_rate", "blind_nil_made", "blind_nil_attempts")),
+)
+
+GAME_COLUMNS = (
+    Column("game", lambda row: safe(row["game_id"], 60), key=True, right=False),
+    VARIANT,
+    RULES,
+    Column(
+        "sides",
+        lambda row: f"{safe(row['side_0'], 60)} vs {safe(row['side_1'], 60)}",
+        right=False,
+    ),
+    Column("winner", lambda row: safe(row["winner_players"] or "-", 60), key=True, right=False),
+    Column(
+        "scores",
+        lambda row: score_line((row["score_0"], row["score_1"]), row["winner"]),
+        key=True,
+    ),
+    Column("hands", lambda row: str(row["hands"])),
+    Column("ended", lambda row: row["reason"] or "unfinished", right=False),
+    Column(
+        "source",
+        lambda row: (
+            safe(row["source"] or "-", 200) + (f":{row['line']}" if row["line"] is not None else "")
+        ),
+        right=False,
+    ),
+)
+
+VARIANT_COLUMNS = (
+    VARIANT,
+    Column("rules", RULES.cell, key=True, right=False),
+    Column("games", lambda row: str(row["games"]), key=True),
+    Column("complete", lambda row: str(row["complete"]), key=True),
+    Column("hands/game", lambda row: _number(row["hands_per_game"])),
+    Column("pts/side-hand", lambda row: _number(row["points_per_side_hand"])),
+    Column("sets", _rate("set_rate", "sets", "contracts")),
+    Column("bags/side-hand", lambda row: _number(row["bags_per_side_hand"], 2)),
+    Column("penalties/game", lambda row: _number(row["bag_penalties_per_game"], 2)),
+    Column("nil made", _rate("nil_rate", "nil_made", "nil_attempts")),
+    Column("blind nil made", _rate("blind_nil_rate", "blind_nil_made", "blind_nil_attempts")),
+)
+
+COLUMNS = {"player": PLAYER_COLUMNS, "game": GAME_COLUMNS, "variant": VARIANT_COLUMNS}
+TITLES = {"player": "Players", "game": "Games", "variant": "Variants"}
+
+
+def columns_of(by: str, frame: pl.DataFrame) -> tuple[Column, ...]:
+    """Every column the table of grouping ``by`` can show for ``frame``."""
+    analysed = "tricks_lost_per_hand" in frame.columns
+    return COLUMNS[by] + (ANALYSIS_COLUMNS if analysed else ())
+
+
+def column_names(by: str, analysis: bool) -> list[str]:
+    """The names ``--columns`` accepts for grouping ``by``."""
+    return [column.name for column in COLUMNS[by] + (ANALYSIS_COLUMNS if analysis else ())]
+
+
+def _fit(columns: Sequence[Column], widths: dict[str, int], width: int) -> list[Column]:
+    """The key columns, then the others in order while the table stays within ``width``:
+    shown in their own order."""
+    # a rich table with a box takes 1 character, then 3 per column (a border, two spaces)
+    used = 1
+    chosen: set[str] = set()
+    for column in sorted(columns, key=lambda column: not column.key):
+        need = widths[column.name] + 3
+        if column.key or used + need <= width:
+            chosen.add(column.name)
+            used += need
+    return [column for column in columns if column.name in chosen]
+
+
+@dataclass(frozen=True)
+class View:
+    """A rendered table: what to print, and the columns left out for want of width."""
+
+    renderable: RenderableType
+    left_out: tuple[str, ...]
+
+
+def table(frame: pl.DataFrame, by: str, width: int, names: Sequence[str] | None = None) -> View:
+    """The metrics of grouping ``by`` as a terminal table ``width`` characters wide at most:
+    the columns ``names`` (in that order), else those that fit, key columns first; with the
+    legend of the rule sets it shows."""
+    every = columns_of(by, frame)
+    keys = set()
+    if frame.get_column("rules").n_unique() > 1:
+        keys.add("rules")  # rows that differ only by their rules need it to tell them apart
+    if by == "game" and frame.get_column("game_id").is_duplicated().any():
+        keys.add("source")  # two games with one id: where each comes from tells them apart
+    every = tuple(replace(c, key=True) if c.name in keys else c for c in every)
+    rows = list(frame.iter_rows(named=True))
+    cells = {column.name: [column.cell(row) for row in rows] for column in every}
+    if names is not None:
+        by_name = {column.name: column for column in every}
+        shown = [by_name[name] for name in names]
+        left_out: tuple[str, ...] = ()
+    else:
+        widths = {
+            name: max([len(name), *(len(cell) for cell in values)])
+            for name, values in cells.items()
+        }
+        shown = _fit(every, widths, width)
+        left_out = tuple(column.name for column in every if column not in shown)
+    result = Table(title=TITLES[by], title_justify="left")
+    for column in shown:
+        result.add_column(column.name, justify="right" if column.right else "left", overflow="fold")
+    for index in range(len(rows)):
+        result.add_row(*(cells[column.name][index] for column in shown))
+    parts: list[RenderableType] = [result]
+    if any(column.name == "rules" for column in shown):
+        legend = [
+            f"  {short} = {safe(key, 500)}"
+            for short, key in rules_legend(frame.get_column("rules").to_list())
+            if short != key
+        ]
+        if legend:
+            parts.append(Text("\n".join(["rules:", *legend]), style="dim"))
+    if left_out:
+        parts.append(
+            Text(
+                f"left out for width: {', '.join(left_out)} (--columns to choose, "
+                "--format csv or json for every column)",
+                style="dim",
+            )
         )
-    return table
-
-
-def game_table(frame: pl.DataFrame) -> Table:
-    """The per-game rows as a terminal table."""
-    table = Table(title="Games", title_justify="left")
-    for column in ("game", "variant", "rules", "sides", "winner", "scores", "hands", "ended"):
-        table.add_column(column)
-    analysed = _add_analysis_columns(table, frame)
-    for row in frame.iter_rows(named=True):
-        ended = row["reason"] or "unfinished"
-        table.add_row(
-            safe(row["game_id"], 60),
-            row["variant"],
-            safe(row["rules"], 60),
-            f"{safe(row['side_0'], 60)} vs {safe(row['side_1'], 60)}",
-            safe(row["winner_players"] or "-", 60),
-            f"{row['score_0']} to {row['score_1']}",
-            str(row["hands"]),
-            ended,
-            *(_analysis_cells(row) if analysed else []),
-        )
-    return table
-
-
-def variant_table(frame: pl.DataFrame) -> Table:
-    """The per-variant metrics as a terminal table."""
-    table = Table(title="Variants", title_justify="left")
-    for column in (
-        "variant",
-        "rules",
-        "games",
-        "complete",
-        "hands/game",
-        "pts/side-hand",
-        "sets",
-        "bags/side-hand",
-        "penalties/game",
-        "nil made",
-        "blind nil made",
-    ):
-        table.add_column(column)
-    analysed = _add_analysis_columns(table, frame)
-    for row in frame.iter_rows(named=True):
-        table.add_row(
-            row["variant"],
-            safe(row["rules"], 60),
-            str(row["games"]),
-            str(row["complete"]),
-            _number(row["hands_per_game"]),
-            _number(row["points_per_side_hand"]),
-            _percent(row["set_rate"], row["sets"], row["contracts"]),
-            _number(row["bags_per_side_hand"], 2),
-            _number(row["bag_penalties_per_game"], 2),
-            _percent(row["nil_rate"], row["nil_made"], row["nil_attempts"]),
-            _percent(row["blind_nil_rate"], row["blind_nil_made"], row["blind_nil_attempts"]),
-            *(_analysis_cells(row) if analysed else []),
-        )
-    return table
-
-
-TABLES = {"player": player_table, "game": game_table, "variant": variant_table}
+    return View(Group(*parts), left_out)
 
 
 def encode(frame: pl.DataFrame, kind: str) -> bytes:

@@ -12,13 +12,18 @@ from rich.text import Text
 
 from spades_replay.cli.common import (
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     add_limit_options,
+    add_scheduler_option,
     console_for,
+    jobs_count,
     limits_of,
+    no_records_message,
     print_problem,
     stdout_console,
+    workers_of,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.text import safe
@@ -35,30 +40,40 @@ def register(commands: Any) -> None:
             ".gz): the format, every action under the record's rules, every score and claim. "
             "Reports every problem and keeps going. Never writes to its inputs."
         ),
-        epilog="Exit codes: 0 all valid, 1 some record invalid, 2 usage or I/O error.",
+        epilog="Exit codes: 0 all valid, 1 some record invalid, 2 usage or I/O error, "
+        "3 no records found (nothing was checked).",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="record, corpus, directory, or - for standard input",
+    )
     parser.add_argument(
         "--format",
         choices=("text", "json"),
         default="text",
-        help="text for people (default); json: one JSON object per line per record "
-        "reported, then a summary line",
+        help="text for people (default); json: one JSON object per line for every record "
+        "(valid or not), then a summary line",
     )
     parser.add_argument(
         "-j",
         "--jobs",
-        type=int,
+        type=jobs_count,
         default=1,
         metavar="N",
         help="worker processes (default 1; 0 = one per core)",
     )
     parser.add_argument(
-        "-v", "--verbose", action="store_true", help="also list the records that are valid"
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="text format: also list the records that are valid",
     )
     parser.add_argument(
         "-q", "--quiet", action="store_true", help="print only the summary (text format)"
     )
+    add_scheduler_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
@@ -95,13 +110,16 @@ def _print_report(console: Console, report: RecordReport) -> None:
 def summary_line(summary: Summary) -> str:
     """The closing summary in words."""
     text = (
-        f"{summary.records} record(s), {summary.hands} hand(s) in {summary.files} file(s): "
+        f"{summary.records} record(s) in {summary.files} file(s): "
         f"{summary.valid} valid, {summary.invalid} invalid"
     )
     if summary.codes:
         counts = ", ".join(f"{code} {count}" for code, count in sorted(summary.codes.items()))
         text += f" ({counts})"
-    text += f"; {summary.complete} game(s) complete, {summary.unfinished} unfinished"
+    text += (
+        f"; the valid ones: {summary.complete} game(s) complete, {summary.unfinished} "
+        f"unfinished, {summary.hands} hand(s) recorded"
+    )
     if summary.io_errors:
         text += f"; {len(summary.io_errors)} path(s) could not be read"
     return text
@@ -120,14 +138,15 @@ def run(arguments: argparse.Namespace) -> int:
         text_on_stdout=not as_json,
         enabled=not arguments.no_progress,
     )
-    validation = CorpusValidation(
-        arguments.paths,
-        jobs=arguments.jobs,
-        keep_valid=arguments.verbose,
-        progress=bar.update,
-        limits=limits_of(arguments),
-    )
-    with bar:
+    limits = limits_of(arguments)
+    with workers_of(arguments) as jobs, bar:
+        validation = CorpusValidation(
+            arguments.paths,
+            jobs=jobs,
+            keep_valid=arguments.verbose or as_json,
+            progress=bar.update,
+            limits=limits,
+        )
         for report in validation:
             if as_json:
                 sys.stdout.buffer.write(orjson.dumps(report.to_dict()) + b"\n")
@@ -144,4 +163,7 @@ def run(arguments: argparse.Namespace) -> int:
         out.print(Text(summary_line(summary), style=style))
     if summary.io_errors:
         return EXIT_USAGE
+    if not summary.records:
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     return EXIT_INVALID if summary.invalid else EXIT_OK

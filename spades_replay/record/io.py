@@ -17,6 +17,7 @@ import orjson
 from pydantic import ValidationError
 
 from spades_replay.atomic import atomic_writer
+from spades_replay.corpus import is_gzip_name
 from spades_replay.errors import Code, FormatError, Problem
 from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record.models import (
@@ -127,6 +128,30 @@ def from_data(value: Any, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
         raise FormatError(problems_from_validation(error)) from None
 
 
+_OPENINGS = {
+    ord("["): "an array",
+    ord('"'): "a string",
+    ord("t"): "a boolean",
+    ord("f"): "a boolean",
+    ord("n"): "null",
+    **{ord(char): "a number" for char in "-0123456789"},
+}
+"""What a JSON document is, by its first character, when it is not an object."""
+_LEADING = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*")
+
+
+def _check_opening(data: bytes | str) -> None:
+    """Refuse a document that opens as anything but an object (``format.not-object``)
+    before parsing it: a large JSON array is never built in memory only to be refused."""
+    raw = data if isinstance(data, bytes | bytearray) else data[:64].encode("utf-8", "replace")
+    start = _LEADING.match(raw)
+    index = start.end() if start is not None else 0
+    if index < len(raw) and raw[index] in _OPENINGS:
+        raise _fail(
+            Code.FORMAT_NOT_OBJECT, f"a record is a JSON object, got {_OPENINGS[raw[index]]}"
+        )
+
+
 def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     """The record in a JSON document; raises :class:`FormatError` when it is not one.
 
@@ -138,6 +163,7 @@ def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     pydantic's errors, from the same JSON-mode validation as the fast path.
     """
     check_size(len(data), limits)
+    _check_opening(data)
     context = None if limits is DEFAULT_LIMITS else {"limits": limits}
     try:
         return RECORD_ADAPTER.validate_json(data, context=context)
@@ -158,7 +184,7 @@ def read_bytes(path: str | os.PathLike[str], limits: Limits = DEFAULT_LIMITS) ->
     """The bytes of a record file, decompressed when its name ends in ``.gz``; never more
     than the size limit is read (``format.limit`` beyond it)."""
     target = Path(path)
-    opener = gzip.open if target.suffix == ".gz" else open
+    opener = gzip.open if is_gzip_name(target.name) else open
     with opener(target, "rb") as stream:
         data: bytes = stream.read(limits.record_bytes + 1)
     check_size(len(data), limits)
@@ -215,7 +241,7 @@ def dump(
     if not isinstance(target, str | os.PathLike):
         target.write(data)
         return
-    if Path(target).suffix == ".gz":
+    if is_gzip_name(Path(target).name):
         data = gzip.compress(data, mtime=0)
     with atomic_writer(target) as stream:
         stream.write(data)

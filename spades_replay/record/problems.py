@@ -139,6 +139,8 @@ def _describe(
         return Code.FORMAT_OPTION_VERSION, msg
     if kind in ("limit_string", "limit_depth"):
         return Code.FORMAT_LIMIT, f"{name}: {msg}"
+    if kind == "number":  # the message already names the number (it may sit deep inside)
+        return Code.FORMAT_VALUE, f"{name}: {msg}"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == EXTENSION_PATTERN:
         return (
             Code.FORMAT_UNKNOWN_KEY,

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 
 from spades_replay.corpus import CHUNK_BYTES
 from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.parallel import Jobs
 from spades_replay.replay import check
 from spades_replay.stats.double_dummy import HandList, with_analysis
 from spades_replay.stats.double_dummy import Progress as AnalysisProgress
@@ -59,7 +60,7 @@ class StatsCollection:
         self,
         paths: Iterable[str | os.PathLike[str]],
         *,
-        jobs: int = 1,
+        jobs: Jobs = 1,
         progress: Progress | None = None,
         limits: Limits = DEFAULT_LIMITS,
         chunk_bytes: int = CHUNK_BYTES,
@@ -103,7 +104,7 @@ class StatsCollection:
         self,
         *,
         time_cap: float | None = None,
-        jobs: int = 1,
+        jobs: Jobs = 1,
         progress: AnalysisProgress | None = None,
     ) -> Tables:
         """The tables of every valid game read so far, with the double-dummy analysis of

@@ -26,6 +26,7 @@ from typing import Any
 import polars as pl
 
 from spades_replay.analysis import HandAnalysis, analyze_hands
+from spades_replay.parallel import Jobs
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.tables import Tables
 
@@ -142,7 +143,7 @@ def analysis_table(
     seat_hands: pl.DataFrame,
     *,
     time_cap: float | None = None,
-    jobs: int = 1,
+    jobs: Jobs = 1,
     progress: Progress | None = None,
 ) -> pl.DataFrame:
     """The ``seat_analysis`` table of ``hands``: each hand analysed (within ``time_cap``
@@ -164,7 +165,7 @@ def with_analysis(
     hands: HandList,
     *,
     time_cap: float | None = None,
-    jobs: int = 1,
+    jobs: Jobs = 1,
     progress: Progress | None = None,
 ) -> Tables:
     """``tables`` with their ``seat_analysis`` table: ``hands`` must be the complete hands

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from spades_replay.engine.rules import Rules
+from spades_replay.engine.rules import PRESETS, Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL
 from spades_replay.replay import Replay, figures_of
 from spades_replay.verify import GameFigures
@@ -108,6 +108,100 @@ def rules_label(rules: Rules) -> str:
         if value != getattr(Rules(), name)
     ]
     return " ".join(changed) or "standard"
+
+
+_SHORT: dict[str, Any] = {
+    "target_score": "to{}",
+    "lose_score": lambda value: "no-lose" if value is None else f"lose{value}",
+    "bag_limit": "bags{}",
+    "bag_penalty": "bagpen{}",
+    "nil_bonus": "nil{}",
+    "blind_nil_bonus": "bnil{}",
+    "blind_nil_exchange": "swap{}",
+    "failed_nil_tricks_count_as_bags": lambda value: "nilbags" if value else "no-nilbags",
+    "failed_nil_tricks_help_partner": lambda value: "pooled" if value else "unpooled",
+    "nil_allowed": lambda value: "nil-ok" if value else "no-nil",
+    "blind_nil_allowed": lambda value: "bnil-ok" if value else "no-bnil",
+    "blind_nil_min_deficit": lambda value: "bnil-any" if value is None else f"bnil-down{value}",
+    "min_team_bid": "min{}",
+    "first_lead": lambda value: "2C-leads" if value == "two_of_clubs" else "left-leads",
+    "spades_must_be_broken": lambda value: "break-spades" if value else "spades-any",
+    "double_contract_from": lambda value: "no-double" if value is None else f"double{value}",
+}
+"""How :func:`short_rules_label` writes each option that differs from the standard."""
+
+
+def short_rules_label(rules: Rules | str) -> str:
+    """A rule set in a few characters, for tables and charts: the name of the preset it is
+    (``standard``, ``mercy``...), else its changes from the standard, abbreviated. A
+    :func:`rules_label` key is accepted too. :func:`rules_legend` spells the labels out.
+
+    >>> short_rules_label(Rules()), short_rules_label(Rules(lose_score=-200))
+    ('standard', 'mercy')
+    >>> short_rules_label("target_score=300 lose_score=-200")
+    'to300 lose-200'
+    """
+    if isinstance(rules, str):
+        rules = rules_of_label(rules)
+    for name, preset in PRESETS.items():
+        if rules == preset:
+            return name
+    parts = []
+    default = Rules()
+    for name, value in rules.as_dict().items():
+        if value == getattr(default, name):
+            continue
+        form = _SHORT.get(name)
+        if form is None:
+            parts.append(f"{name}={value}")
+        elif isinstance(form, str):
+            parts.append(form.format(value))
+        else:
+            parts.append(form(value))
+    return " ".join(parts)
+
+
+def rules_of_label(label: str) -> Rules:
+    """The rule set a :func:`rules_label` key names (its inverse).
+
+    >>> rules_of_label("target_score=300 first_lead=two_of_clubs")
+    Rules(target_score=300, first_lead='two_of_clubs')
+    """
+    if label == "standard":
+        return Rules()
+    options: dict[str, Any] = {}
+    for part in label.split():
+        name, _, text = part.partition("=")
+        value: Any = text
+        if text in ("true", "false"):
+            value = text == "true"
+        elif text == "None":
+            value = None
+        elif text.lstrip("-").isdigit():
+            value = int(text)
+        options[name] = value
+    return Rules(**options)
+
+
+def rules_legend(labels: Iterable[str]) -> list[tuple[str, str]]:
+    """Each distinct :func:`rules_label` key with its short label, sorted by short label:
+    what a table's legend says.
+
+    >>> rules_legend(["standard", "lose_score=-200", "standard"])
+    [('mercy', 'lose_score=-200'), ('standard', 'standard')]
+    """
+    return sorted({(short_rules_label(label), label) for label in labels})
+
+
+def rules_caption(label: str) -> str:
+    """A :func:`rules_label` key as a caption: its short label, and the key when they
+    differ.
+
+    >>> rules_caption("lose_score=-200"), rules_caption("standard")
+    ('mercy (lose_score=-200)', 'standard')
+    """
+    short = short_rules_label(label)
+    return short if short == label else f"{short} ({label})"
 
 
 def bid_kind(bid: int) -> str:

@@ -1,0 +1,326 @@
+"""The corpus store benchmark: ``./dev bench store [--quick | --large] [--write-docs]``.
+
+On a simulated corpus of 100,000 games, half of each variant (``--quick``: 4,000; ``--large``:
+1,000,000), simulated once and kept in ``benchmarks/out/``, and a store of it built once per
+run, it measures with the commands a user runs (wall time, each a fresh process):
+
+- ``ingest --jobs 1`` against ``validate --jobs 1`` on the same files (throughput ratio;
+  target >= 0.8), with the peak resident memory of the ingest process (VmHWM; target <= 300
+  MB over at least 1 GB: the whole corpus when it is that large, else a 1 GB corpus ingested
+  apart);
+- the re-ingest of the unchanged corpus, against the first ingest (target <= 2 %);
+- ``query`` of Nil success by player (target <= 1 s; median of three), as a command and
+  alone (in this process);
+- the dashboard on the store in Debian's chromium, driven by Playwright as the browser tests
+  drive it: from opening the address to the Replay page drawn (its board), then to the
+  Corpus stats page drawn (every chart's SVG), cold (a new server) and warm (a new session of
+  the same server); target <= 3 s each. Skipped, and said so, without chromium.
+
+Results are printed and written to ``benchmarks/out/store.json``; with ``--write-docs`` they
+also go in docs/performance.md between its ``store-bench`` markers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from spades_replay.engine.seats import Variant
+from spades_replay.simulate import CorpusSpec, write_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "out"
+DOCS = ROOT / "docs" / "performance.md"
+CHROMIUM = "/usr/bin/chromium"
+TARGETS = {
+    "ingest_ratio": 0.8,
+    "reingest_share": 0.02,
+    "query_s": 1.0,
+    "peak_mb": 300,
+    "view_s": 3.0,
+}
+
+NIL_BY_PLAYER = """SELECT player, variant,
+       count(*) FILTER (bid_kind = 'nil') AS nil_bids,
+       count(*) FILTER (bid_kind = 'nil' AND nil_made) AS made,
+       round(made / nullif(nil_bids, 0), 2) AS rate
+FROM seat_hands GROUP BY player, variant HAVING nil_bids > 0 ORDER BY rate DESC, player"""
+
+PEAK_OF_ONE = (
+    "import re, sys\n"
+    "from spades_replay.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "status = open('/proc/self/status').read()\n"
+    "print(re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
+    "sys.exit(code)\n"
+)
+"""Runs one command and prints its own peak resident memory (KiB) last on stderr."""
+
+
+def corpus(games: int) -> Path:
+    """A folder with ``games`` games, half of each variant, simulated once."""
+    folder = OUT / f"store-corpus-{games}"
+    done = folder / ".complete"
+    if done.exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    for variant, seed in ((Variant.TWO_PLAYER, 301), (Variant.FOUR_PLAYER, 302)):
+        path = folder / f"{variant.value}.jsonl"
+        print(f"simulating {games // 2} {variant.value} games into {path} ...", file=sys.stderr)
+        write_corpus(CorpusSpec(variant, games // 2, seed), path, jobs=0)
+    done.touch()
+    return folder
+
+
+def command(*arguments: str, peak: bool = False) -> tuple[float, float | None]:
+    """Run ``spades-replay ARGUMENTS``: (wall seconds, peak MB when ``peak``)."""
+    launcher = ["-c", PEAK_OF_ONE] if peak else ["-m", "spades_replay"]
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, *launcher, *arguments], capture_output=True, text=True, check=False
+    )
+    seconds = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"spades-replay {' '.join(arguments[:2])} failed: {done.stderr[-2000:]}")
+    return seconds, (int(done.stderr.split()[-1]) / 1024 if peak else None)
+
+
+def size_of(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.iterdir() if path.suffix == ".jsonl")
+
+
+def big_corpus(source: Path, size: int) -> Path:
+    """A folder with one corpus of at least ``size`` bytes: the source's lines repeated."""
+    folder = OUT / f"store-big-{size // 1_000_000}MB"
+    path = folder / "big.jsonl"
+    if path.exists() and path.stat().st_size >= size:
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    block = b"".join(p.read_bytes() for p in sorted(source.glob("*.jsonl")))
+    written = 0
+    with path.open("wb") as stream:
+        while written < size:
+            stream.write(block)
+            written += len(block)
+    return folder
+
+
+def ingest_figures(folder: Path, store: Path, quick: bool) -> dict[str, float]:
+    """validate and ingest (--jobs 1) on the same files, then the unchanged re-ingest."""
+    figures: dict[str, float] = {"corpus_mb": size_of(folder) / 1e6}
+    print("validate --jobs 1 ...", file=sys.stderr)
+    figures["validate_s"], _ = command("validate", "--quiet", "--no-progress", str(folder))
+    print("ingest --jobs 1 ...", file=sys.stderr)
+    figures["ingest_s"], peak = command(
+        "ingest", str(folder), "--store", str(store), "--no-progress", peak=True
+    )
+    figures["ingest_peak_mb"] = peak or 0.0
+    figures["ingest_ratio"] = figures["validate_s"] / figures["ingest_s"]
+    print("re-ingest ...", file=sys.stderr)
+    figures["reingest_s"], _ = command(
+        "ingest", str(folder), "--store", str(store), "--no-progress"
+    )
+    figures["reingest_share"] = figures["reingest_s"] / figures["ingest_s"]
+    size = 100_000_000 if quick else 1_000_000_000
+    if figures["corpus_mb"] * 1e6 >= size:
+        figures["peak_corpus_mb"] = figures["corpus_mb"]
+        figures["peak_mb"] = figures["ingest_peak_mb"]
+    else:
+        big = big_corpus(folder, size)
+        print(f"ingest of {size_of(big) / 1e6:,.0f} MB for the peak memory ...", file=sys.stderr)
+        with tempfile.TemporaryDirectory(dir=OUT) as scratch:
+            _, peak = command(
+                "ingest", str(big), "--store", f"{scratch}/store", "--no-progress", peak=True
+            )
+        figures["peak_corpus_mb"] = size_of(big) / 1e6
+        figures["peak_mb"] = peak or 0.0
+    return figures
+
+
+def query_figures(store: Path) -> dict[str, float]:
+    """The query as a command (Python's start and the imports counted), and the query alone
+    (in this process, the store opened anew each time); medians of three."""
+    from spades_replay.store.read import Store
+    from spades_replay.store.sql import run
+
+    times = [command("query", "--store", str(store), NIL_BY_PLAYER)[0] for _ in range(3)]
+    alone = []
+    for _ in range(3):
+        start = time.perf_counter()
+        run(Store.open(store), NIL_BY_PLAYER)
+        alone.append(time.perf_counter() - start)
+    return {"query_s": statistics.median(times), "query_alone_s": statistics.median(alone)}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _serve(store: Path, home: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = _free_port()
+    environment = dict(os.environ, HOME=str(home), STREAMLIT_SERVER_FILE_WATCHER_TYPE="none")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "spades_replay",
+            "dashboard",
+            "--store",
+            str(store),
+            "--port",
+            str(port),
+        ],
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                return process, f"http://127.0.0.1:{port}/"
+        except OSError:
+            time.sleep(0.2)
+    process.kill()
+    raise SystemExit("the dashboard did not start")
+
+
+def _views(page: Any, url: str) -> tuple[float, float]:
+    """Seconds from opening ``url`` to the Replay page drawn, then from asking for Corpus
+    stats to every chart of it drawn."""
+    start = time.perf_counter()
+    page.goto(url, wait_until="domcontentloaded")
+    page.get_by_text(re.compile(r"^Step 0 of \d+")).wait_for(state="visible", timeout=120_000)
+    replay = time.perf_counter() - start
+    start = time.perf_counter()
+    page.goto(url + "stats", wait_until="domcontentloaded")
+    # the six charts of the page, each with its SVG and its traces
+    for index in range(6):
+        plot = page.locator(".js-plotly-plot").nth(index)
+        plot.locator("g.trace").first.wait_for(state="attached", timeout=120_000)
+    return replay, time.perf_counter() - start
+
+
+def browser_figures(store: Path) -> dict[str, Any]:
+    """The dashboard's first views in chromium, cold then warm."""
+    if not shutil.which(CHROMIUM):
+        return {"skipped": f"no chromium at {CHROMIUM}"}
+    from playwright.sync_api import sync_playwright
+
+    figures: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory() as scratch, sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        process, url = _serve(store, Path(scratch))
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            # plotly's script is fetched once per browser: load it before timing anything
+            figures["cold_replay_s"], figures["cold_stats_s"] = _views(page, url)
+            page.close()
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            figures["warm_replay_s"], figures["warm_stats_s"] = _views(page, url)
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+            browser.close()
+    return figures
+
+
+def markdown(results: dict[str, Any]) -> str:
+    ingest = results["ingest"]
+    view = results["browser"]
+
+    def met(ok: bool) -> str:
+        return "yes" if ok else "no"
+
+    lines = [
+        f"Run on {results['when']} ({results['machine']}), {results['games']:,} games "
+        f"({ingest['corpus_mb']:,.0f} MB), half of each variant.",
+        "",
+        "| target | measured | met |",
+        "| --- | --- | --- |",
+        f"| ingest >= {TARGETS['ingest_ratio']} x validate (--jobs 1) | "
+        f"{ingest['ingest_ratio']:.2f} "
+        f"({ingest['validate_s']:.1f} s / {ingest['ingest_s']:.1f} s) | "
+        f"{met(ingest['ingest_ratio'] >= TARGETS['ingest_ratio'])} |",
+        f"| re-ingest unchanged <= 2 % of the first | {ingest['reingest_share']:.1%} "
+        f"({ingest['reingest_s']:.2f} s) | "
+        f"{met(ingest['reingest_share'] <= TARGETS['reingest_share'])} |",
+        f"| query Nil success by player <= 1 s | {results['query']['query_s']:.2f} s "
+        f"(the whole command; the query alone {results['query']['query_alone_s']:.2f} s) | "
+        f"{met(results['query']['query_s'] <= TARGETS['query_s'])} |",
+        f"| peak memory ingesting {ingest['peak_corpus_mb']:,.0f} MB <= 300 MB | "
+        f"{ingest['peak_mb']:.0f} MB | {met(ingest['peak_mb'] <= TARGETS['peak_mb'])} |",
+    ]
+    if "skipped" in view:
+        lines.append(f"| dashboard first views <= 3 s | skipped: {view['skipped']} | - |")
+    else:
+        for when in ("cold", "warm"):
+            replay, stats = view[f"{when}_replay_s"], view[f"{when}_stats_s"]
+            ok = max(replay, stats) <= TARGETS["view_s"]
+            lines.append(
+                f"| dashboard, {when}: Replay drawn, then Corpus stats drawn <= 3 s each | "
+                f"{replay:.1f} s, {stats:.1f} s | {met(ok)} |"
+            )
+    return "\n".join(lines)
+
+
+def write_docs(text: str, large: bool) -> None:
+    doc = DOCS.read_text()
+    name = "store-bench-large" if large else "store-bench"
+    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
+    if start not in doc or end not in doc:
+        raise SystemExit(f"{DOCS} has no {start} ... {end} markers")
+    head, rest = doc.split(start, 1)
+    _, tail = rest.split(end, 1)
+    DOCS.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="4,000 games")
+    size.add_argument("--large", action="store_true", help="1,000,000 games")
+    parser.add_argument("--write-docs", action="store_true", help="put the figures in docs/")
+    arguments = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    games = 4_000 if arguments.quick else 1_000_000 if arguments.large else 100_000
+    folder = corpus(games)
+    results: dict[str, Any] = {
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
+        "games": games,
+    }
+    with tempfile.TemporaryDirectory(dir=OUT) as scratch:
+        store = Path(scratch) / "store"
+        results["ingest"] = ingest_figures(folder, store, arguments.quick)
+        results["query"] = query_figures(store)
+        results["browser"] = browser_figures(store)
+    (OUT / "store.json").write_text(json.dumps(results, indent=2) + "\n")
+    text = markdown(results)
+    print(text)
+    if arguments.write_docs:
+        write_docs(text, arguments.large)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""The dashboard on a store (``spades-replay dashboard --store DIR``): nothing is replayed.
+
+The games table (with where each game starts) is read once per version of the manifest
+and kept; everything else is asked of the store with DuckDB when a page needs it, the
+sidebar's filters pushed down into the query: the hand rows of one game for its charts, the
+filtered tables for Corpus stats, the invalid records for Validate. The Replay page re-reads
+the one record it shows, by its byte offset. Every cache is keyed on the store's directory
+and the digest of its manifest, so an ingest into the store is seen at the next run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import streamlit as st
+
+from spades_replay.stats.tables import GAME_SCHEMA, Tables
+from spades_replay.store.layout import MANIFEST, open_manifest
+from spades_replay.store.read import Store, schemas
+from spades_replay.store.sql import connect
+from spades_replay.validate import RecordReport
+
+from .data import FILE, GameRef
+from .selection import Filters
+
+
+def manifest_key(directory: str) -> str:
+    """The digest of the store's manifest: what every cache of the store is keyed on.
+    Raises :class:`~spades_replay.store.layout.StoreError` when there is no store."""
+    open_manifest(directory)
+    return hashlib.sha256((Path(directory) / MANIFEST).read_bytes()).hexdigest()
+
+
+@dataclass(frozen=True)
+class StoreView:
+    """An open store: its games (``game`` is the row number, with the columns that find each
+    record: ``file``, the absolute path, so that the store can be shown from any directory,
+    ``offset``, and ``digest``, ``size``, ``mtime_ns`` to tell a changed file), player names,
+    counts, and the files it could not read."""
+
+    directory: str
+    key: str
+    games: pl.DataFrame
+    players: pl.DataFrame
+    complete_hands: int
+    records: int
+    invalid: int
+    unread: tuple[str, ...] = ()
+
+    def ref(self, game: int) -> GameRef:
+        """Where game number ``game`` is, with its byte offset."""
+        row = self.games.row(game, named=True)
+        stamp = (row["size"], row["mtime_ns"])
+        return GameRef(FILE, row["file"], row["line"], row["digest"], row["offset"], stamp)
+
+
+def _frame(
+    connection: Any, sql: str, schema: dict[str, Any], parameters: list[Any] | None = None
+) -> pl.DataFrame:
+    """The rows of a query as a frame with the given schema (also when there is no row)."""
+    frame: pl.DataFrame = connection.sql(sql, params=parameters or None).pl()
+    if frame.height == 0:
+        return pl.DataFrame(schema=schema)
+    return frame.select(list(schema)).cast(pl.Schema(schema))
+
+
+@st.cache_resource(show_spinner="Opening the store…", max_entries=2)
+def open_view(directory: str, key: str) -> StoreView:
+    """The games and counts of the store (cached on its directory and manifest digest)."""
+    store = Store.open(directory)
+    connection = connect(store)
+    try:
+        columns = ", ".join(f"g.{name}" for name in GAME_SCHEMA)
+        games = _frame(
+            connection,
+            f"SELECT {columns}, r.offset, s.sha256 AS digest, s.size, s.mtime_ns, "
+            "s.resolved AS file FROM games g "
+            "JOIN records r USING (game) JOIN sources s ON s.source = g.source ORDER BY g.game",
+            {
+                **GAME_SCHEMA,
+                "offset": pl.Int64,
+                "digest": pl.String,
+                "size": pl.Int64,
+                "mtime_ns": pl.Int64,
+                "file": pl.String,
+            },
+        )
+        players = _frame(
+            connection,
+            "SELECT player_key, arg_min(player, game) AS player FROM seat_hands "
+            "GROUP BY player_key ORDER BY player_key",
+            {"player_key": pl.String, "player": pl.String},
+        )
+        (hands,) = connection.execute("SELECT count(*) FROM side_hands").fetchone() or (0,)
+    finally:
+        connection.close()
+    summary = store.summary()
+    unread = tuple(f"{problem.message} [{problem.code}]" for problem in summary.io_errors)
+    return StoreView(
+        directory, key, games, players, int(hands) // 2, summary.records, summary.invalid, unread
+    )
+
+
+def _where(filters: Filters) -> tuple[str, list[Any]]:
+    """The SQL condition on ``game`` that the filters ask for, and its parameters."""
+    conditions = []
+    parameters: list[Any] = []
+    if filters.variants:
+        conditions.append("variant IN (SELECT unnest(?))")
+        parameters.append(list(filters.variants))
+    if filters.rules:
+        conditions.append("rules IN (SELECT unnest(?))")
+        parameters.append(list(filters.rules))
+    if filters.players:
+        conditions.append(
+            "game IN (SELECT game FROM seat_hands WHERE player_key IN (SELECT unnest(?)))"
+        )
+        parameters.append(list(filters.players))
+    return (" AND ".join(conditions) or "true"), parameters
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def game_numbers(directory: str, key: str, filters: Filters) -> list[int]:
+    """The games that pass the filters, asked of the store."""
+    condition, parameters = _where(filters)
+    connection = connect(Store.open(directory))
+    try:
+        rows = connection.execute(
+            f"SELECT game FROM games WHERE {condition} ORDER BY game", parameters
+        ).fetchall()
+    finally:
+        connection.close()
+    return [row[0] for row in rows]
+
+
+@st.cache_data(show_spinner="Reading the store…", max_entries=8)
+def tables(directory: str, key: str, filters: Filters) -> Tables:
+    """The stats tables of the games that pass the filters, the filters pushed down."""
+    condition, parameters = _where(filters)
+    connection = connect(Store.open(directory))
+    chosen = f"game IN (SELECT game FROM games WHERE {condition})" if parameters else "true"
+    try:
+        return Tables(
+            _frame(
+                connection,
+                f"SELECT * FROM seat_hands WHERE {chosen} ORDER BY game, hand, seat",
+                schemas()["seat_hands"],
+                parameters,
+            ),
+            _frame(
+                connection,
+                f"SELECT * FROM side_hands WHERE {chosen} ORDER BY game, hand, side",
+                schemas()["side_hands"],
+                parameters,
+            ),
+            _frame(
+                connection,
+                f"SELECT * FROM games WHERE {condition} ORDER BY game",
+                GAME_SCHEMA,
+                parameters,
+            ),
+        )
+    finally:
+        connection.close()
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def side_hands(directory: str, key: str, game: int) -> pl.DataFrame:
+    """The ``side_hands`` rows of one game."""
+    connection = connect(Store.open(directory))
+    try:
+        return _frame(
+            connection,
+            "SELECT * FROM side_hands WHERE game = ? ORDER BY hand, side",
+            schemas()["side_hands"],
+            [game],
+        )
+    finally:
+        connection.close()
+
+
+@st.cache_data(show_spinner="Reading the invalid records…", max_entries=2)
+def invalid_reports(directory: str, key: str) -> tuple[RecordReport, ...]:
+    """The report of every invalid record of the store, with its problems."""
+    return tuple(Store.open(directory).invalid_reports())
+
+
+def with_uploads(stored: Tables, shown: Tables, count: int) -> Tables:
+    """The tables of the store's games that pass the filters, then those of the uploads:
+    ``shown`` has the hand rows of every upload and the games that pass the filters, the
+    uploads' numbered from ``count``, the number of the store's games."""
+    uploaded = shown
+    games = uploaded.games.filter(pl.col("game") >= count)
+    kept = games.get_column("game").implode()
+    return Tables(
+        pl.concat([stored.seat_hands, uploaded.seat_hands.filter(pl.col("game").is_in(kept))]),
+        pl.concat([stored.side_hands, uploaded.side_hands.filter(pl.col("game").is_in(kept))]),
+        pl.concat([stored.games, games.select(list(GAME_SCHEMA))]),
+    )

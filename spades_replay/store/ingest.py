@@ -1,0 +1,523 @@
+"""``ingest``: validate every record under some paths once and write the store.
+
+Incremental: a file whose path, size and modification time are those the manifest holds is
+not read again; one whose size or time differ is hashed, and read again only when its sha256
+differs too. A file read again has all its old rows replaced.
+
+Crash-safe: the part files of every file read are written first (each atomically), then the
+manifest is replaced atomically (the switch), then the part files it no longer names are
+removed. A run killed at any moment leaves the old manifest (and some unnamed part files,
+removed by the next ingest) or the new one.
+
+Reading goes through :func:`~spades_replay.validate.run_task` on
+:func:`~spades_replay.parallel.ordered_map` (one task per file, or per byte range of a large
+corpus): the rows are those of :class:`~spades_replay.stats.collect.RowSink`, exactly as
+``stats`` builds them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from spades_replay.atomic import atomic_writer
+from spades_replay.corpus import CHUNK_BYTES, Task, expand, plan
+from spades_replay.errors import Code, InputError, Problem
+from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.parallel import Jobs, ordered_map, workers
+from spades_replay.stats.collect import RowSink
+from spades_replay.stats.double_dummy import analysis_table
+from spades_replay.store.layout import (
+    PARTS,
+    STORE_VERSION,
+    Manifest,
+    SourceEntry,
+    StoreError,
+    StoreLock,
+    read_manifest,
+    remove_unreferenced,
+    write_manifest,
+)
+from spades_replay.validate import RecordReport, TaskResult, run_task
+
+Progress = Callable[[int, int], None]
+"""Called with (bytes done, bytes in all) as files are read."""
+
+RECORD_SCHEMA: dict[str, Any] = {
+    "source": pl.String,
+    "line": pl.Int64,
+    "offset": pl.Int64,
+    "game": pl.Int64,
+    "game_id": pl.String,
+    "variant": pl.String,
+    "valid": pl.Boolean,
+    "hands": pl.Int64,
+    "complete": pl.Boolean,
+    "problems": pl.Int64,
+}
+"""The columns of ``records``: one row per record, valid or not (docs/store.md)."""
+
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "source": pl.String,
+    "line": pl.Int64,
+    "offset": pl.Int64,
+    "game_id": pl.String,
+    "variant": pl.String,
+    "problem": pl.Int64,
+    "code": pl.String,
+    "family": pl.String,
+    "message": pl.String,
+    "pointer": pl.String,
+    "place": pl.String,
+    "rule": pl.String,
+    "legal": pl.List(pl.String),
+    "hand": pl.Int64,
+    "trick": pl.Int64,
+    "card": pl.Int64,
+    "seat": pl.Int64,
+    "player": pl.String,
+}
+"""The columns of ``problems``: one row per problem of every invalid record."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What every file of a store is read with: the double-dummy analysis or not (and its
+    time cap per hand), and the input limits."""
+
+    analysis: bool = False
+    limits: Limits = DEFAULT_LIMITS
+    time_cap: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as manifest data."""
+        data: dict[str, Any] = {
+            "analysis": self.analysis,
+            "limits": dataclasses.asdict(self.limits),
+        }
+        if self.analysis:
+            data["time_cap"] = self.time_cap
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class _Worker:
+    """What a worker process runs for each task (picklable)."""
+
+    limits: Limits
+    keep_hands: bool
+
+    def __call__(self, task: Task) -> TaskResult:
+        return run_task(task, False, self.limits, RowSink(self.keep_hands), offsets=True)
+
+
+@dataclass(frozen=True)
+class _File:
+    """A file named by this run, as found on disk."""
+
+    path: str
+    resolved: str
+    size: int
+    mtime_ns: int
+    sha256: str | None = None
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(self.resolved.encode()).hexdigest()[:16]
+
+
+@dataclass
+class IngestReport:
+    """What an ingest did: files named, read and unchanged, records read, the store's totals,
+    and the inputs that could not be read."""
+
+    files: int = 0
+    read: int = 0
+    unchanged: int = 0
+    pruned: int = 0
+    records_read: int = 0
+    invalid_read: int = 0
+    invalid_named: int = 0
+    games: int = 0
+    records: int = 0
+    invalid: int = 0
+    removed_parts: int = 0
+    io_errors: list[Problem] = field(default_factory=list)
+    codes: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _Reading:
+    """A file being read: its counts so far and its part files."""
+
+    file: _File
+    digest: str
+    games: int = 0
+    lines: int = 0
+    records: int = 0
+    invalid: int = 0
+    chunks: int = 0
+    parts: dict[str, list[str]] = field(default_factory=dict)
+    io_error: dict[str, Any] | None = None
+
+    def entry(self) -> SourceEntry:
+        assert self.file.sha256 is not None
+        return SourceEntry(
+            path=self.file.path,
+            resolved=self.file.resolved,
+            size=self.file.size,
+            mtime_ns=self.file.mtime_ns,
+            sha256=self.file.sha256,
+            records=self.records,
+            games=self.games,
+            invalid=self.invalid,
+            parts=self.parts,
+            io_error=self.io_error,
+        )
+
+
+def _sha256(path: str) -> str:
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+def _io_error(path: str, error: OSError) -> Problem:
+    return Problem(
+        Code.IO_UNREADABLE, f"cannot read {path}: {error.strerror or error}", source=path
+    )
+
+
+def _found(
+    paths: Iterable[str | os.PathLike[str]], report: IngestReport, store: Path
+) -> list[_File]:
+    """The files the paths name, once each, with their size and time; never the store's own
+    files (its manifest is a ``.json`` file, and a store may sit inside the corpus)."""
+    files: list[_File] = []
+    seen: set[str] = set()
+    own = store.resolve()
+    for item in paths:
+        try:
+            named = list(expand([item]))
+        except InputError as error:
+            report.io_errors.append(error.problem)
+            continue
+        for path in named:
+            try:
+                resolved = str(path.resolve())
+                stat = path.stat()
+            except OSError as error:
+                report.io_errors.append(_io_error(str(path), error))
+                continue
+            if resolved in seen or Path(resolved).is_relative_to(own):
+                continue
+            seen.add(resolved)
+            files.append(_File(str(path), resolved, stat.st_size, stat.st_mtime_ns))
+    return files
+
+
+def _unchanged(file: _File, old: SourceEntry | None) -> tuple[_File, bool]:
+    """The file (hashed when that was needed), and whether its stored rows still hold."""
+    if old is None or old.path != file.path:
+        return file, False
+    if old.size == file.size and old.mtime_ns == file.mtime_ns:
+        return dataclasses.replace(file, sha256=old.sha256), True
+    if old.size != file.size:
+        return file, False
+    hashed = dataclasses.replace(file, sha256=_sha256(file.path))
+    return hashed, hashed.sha256 == old.sha256
+
+
+def _digest(file: _File, settings: Settings, chunk_bytes: int) -> str:
+    """The content part of a file's part names: everything their bytes depend on (the
+    file's bytes, the path its rows name, how it was read), so that a part file named in a
+    manifest is never rewritten with other bytes."""
+    text = (
+        f"{STORE_VERSION}|{file.sha256}|{file.path}|{chunk_bytes}|"
+        f"{sorted(settings.to_dict().items())}"
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _records(
+    result: TaskResult,
+    source: str,
+    lines_before: int,
+    games: pl.DataFrame,
+) -> pl.DataFrame:
+    """The ``records`` rows of one task: every record, valid or not, where it starts."""
+    invalid = {report.line: report for report in result.reports}
+    rows: dict[str, list[Any]] = {name: [] for name in RECORD_SCHEMA}
+    valid = games.select("game", "game_id", "variant", "hands", "complete").iter_rows()
+    for line, offset in result.offsets:
+        report = invalid.get(line)
+        rows["source"].append(source)
+        rows["line"].append(None if line is None else line + lines_before)
+        rows["offset"].append(offset)
+        if report is not None:
+            values: tuple[Any, ...] = (
+                None,
+                report.game_id,
+                report.variant,
+                False,
+                report.hands,
+                report.complete,
+                len(report.problems),
+            )
+        else:
+            game, game_id, variant, hands, complete = next(valid)
+            values = (game, game_id, variant, True, hands, complete, 0)
+        for column, value in zip(
+            ("game", "game_id", "variant", "valid", "hands", "complete", "problems"),
+            values,
+            strict=True,
+        ):
+            rows[column].append(value)
+    return pl.DataFrame(rows, schema=RECORD_SCHEMA)
+
+
+def _problems(
+    reports: Iterable[RecordReport], lines_before: int, offsets: dict[int | None, int]
+) -> pl.DataFrame:
+    """The ``problems`` rows of some invalid records."""
+    rows: dict[str, list[Any]] = {name: [] for name in PROBLEM_SCHEMA}
+    for report in reports:
+        line = None if report.line is None else report.line + lines_before
+        for number, problem in enumerate(report.problems, 1):
+            rows["source"].append(report.source)
+            rows["line"].append(line)
+            rows["offset"].append(offsets.get(report.line, 0))
+            rows["game_id"].append(report.game_id)
+            rows["variant"].append(report.variant)
+            rows["problem"].append(number)
+            rows["code"].append(problem.code.value)
+            rows["family"].append(problem.family.value)
+            rows["message"].append(problem.message)
+            rows["pointer"].append(problem.pointer)
+            rows["place"].append(problem.place)
+            rows["rule"].append(problem.rule)
+            rows["legal"].append(list(problem.legal))
+            for name in ("hand", "trick", "card", "seat", "player"):
+                rows[name].append(getattr(problem, name))
+    return pl.DataFrame(rows, schema=PROBLEM_SCHEMA)
+
+
+class _Writer:
+    """Turns the results of the tasks of this run into part files, file by file."""
+
+    def __init__(
+        self,
+        directory: Path,
+        settings: Settings,
+        jobs: Jobs,
+        report: IngestReport,
+        chunk_bytes: int,
+    ) -> None:
+        self.directory = directory
+        self.chunk_bytes = chunk_bytes
+        self.settings = settings
+        self.jobs = jobs
+        self.report = report
+        self.done: dict[str, SourceEntry] = {}
+        self._current: _Reading | None = None
+
+    def start(self, file: _File) -> None:
+        assert file.sha256 is not None
+        self.finish()
+        self._current = _Reading(file, _digest(file, self.settings, self.chunk_bytes))
+
+    def finish(self) -> None:
+        if self._current is not None:
+            self.done[self._current.file.resolved] = self._current.entry()
+            self._current = None
+
+    def _write(self, reading: _Reading, table: str, frame: pl.DataFrame) -> None:
+        if frame.height == 0:
+            return
+        name = f"{PARTS}/{table}/{reading.file.key}-{reading.digest}-{reading.chunks:05d}.parquet"
+        path = self.directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_writer(path) as stream:
+            frame.write_parquet(stream, statistics=True)
+        reading.parts.setdefault(table, []).append(name)
+
+    def take(self, result: TaskResult) -> None:
+        """Write the rows of one task's result as part files of the file being read."""
+        reading = self._current
+        assert reading is not None
+        sink = result.sink
+        assert isinstance(sink, RowSink)
+        lines_before = reading.lines
+        sink.rows.renumber(reading.games, lines_before)
+        tables = sink.rows.tables()
+        frames = {
+            "games": tables.games,
+            "side_hands": tables.side_hands,
+            "seat_hands": tables.seat_hands,
+        }
+        if self.settings.analysis and sink.hands is not None:
+            sink.hands.renumber(reading.games)
+            frames["seat_analysis"] = analysis_table(
+                sink.hands,
+                tables.seat_hands,
+                time_cap=self.settings.time_cap,
+                jobs=self.jobs,
+            )
+        frames["records"] = _records(result, reading.file.path, lines_before, tables.games)
+        frames["problems"] = _problems(result.reports, lines_before, dict(result.offsets))
+        for table, frame in frames.items():
+            self._write(reading, table, frame)
+        summary = result.summary
+        reading.games += sink.count
+        reading.lines += result.lines
+        reading.records += summary.records
+        reading.invalid += summary.invalid
+        reading.chunks += 1
+        if summary.io_errors and reading.io_error is None:
+            reading.io_error = summary.io_errors[0].to_dict()
+        self.report.records_read += summary.records
+        self.report.invalid_read += summary.invalid
+        for code, count in summary.codes.items():
+            self.report.codes[code] = self.report.codes.get(code, 0) + count
+        self.report.io_errors.extend(summary.io_errors)
+
+
+def _results(
+    tasks: list[Task], worker: _Worker, jobs: Jobs, progress: Progress | None
+) -> Iterator[TaskResult]:
+    total = sum(task.size for task in tasks)
+    done = 0
+    results = ordered_map(
+        worker, tasks, workers(jobs, len(tasks)), preload=["spades_replay.store.ingest"]
+    )
+    try:
+        for result in results:
+            done += tasks[result.index].size
+            yield result
+            if progress is not None:
+                progress(done, total)
+    finally:
+        results.close()
+
+
+def ingest(
+    paths: Iterable[str | os.PathLike[str]],
+    store: str | os.PathLike[str],
+    *,
+    settings: Settings = Settings(),
+    jobs: Jobs = 1,
+    prune: bool = False,
+    wait: bool = False,
+    progress: Progress | None = None,
+    chunk_bytes: int = CHUNK_BYTES,
+    on_wait: Callable[[], None] | None = None,
+) -> IngestReport:
+    """Bring the store in ``store`` up to date with the files under ``paths``.
+
+    ``jobs`` worker processes (0: one per core), or an executor (a Dask cluster), read the
+    files and analyse the hands (one hand a unit of work); ``prune`` drops the files
+    of the store that no longer exist; ``wait`` waits for another ingest of the same store
+    to finish instead of refusing. Raises :class:`StoreError` for a store that cannot be
+    used (another version, other settings, locked).
+    """
+    jobs = workers(jobs)
+    directory = Path(store)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise StoreError(f"cannot create the store {directory}: {error.strerror}") from None
+    report = IngestReport()
+    lock = StoreLock(directory, wait, on_wait)
+    with lock:
+        old = read_manifest(directory) or Manifest(settings.to_dict())
+        _check_settings(directory, old, settings)
+        previous = {source.resolved: source for source in old.sources}
+        files = _found(paths, report, directory)
+        report.files = len(files)
+        named: list[SourceEntry | _File] = []
+        to_read: list[_File] = []
+        for file in files:
+            try:
+                checked, same = _unchanged(file, previous.get(file.resolved))
+                if not same and checked.sha256 is None:
+                    checked = dataclasses.replace(checked, sha256=_sha256(file.path))
+            except OSError as error:
+                report.io_errors.append(_io_error(file.path, error))
+                continue
+            if same:
+                entry = previous[file.resolved]
+                named.append(dataclasses.replace(entry, mtime_ns=checked.mtime_ns))
+                report.unchanged += 1
+            else:
+                named.append(checked)
+                to_read.append(checked)
+        writer = _Writer(directory, settings, jobs, report, chunk_bytes)
+        tasks = plan([Path(file.path) for file in to_read], chunk_bytes)
+        by_path = {file.path: file for file in to_read}
+        current = None
+        for result in _results(tasks, _Worker(settings.limits, settings.analysis), jobs, progress):
+            path = tasks[result.index].path
+            if path != current:
+                writer.start(by_path[path])
+                current = path
+            writer.take(result)
+        writer.finish()
+        report.read = len(writer.done)
+        sources = _ordered(old, named, writer.done, prune, report)
+        manifest = Manifest(_merged_settings(old, settings), tuple(sources))
+        write_manifest(directory, manifest)
+        report.removed_parts = remove_unreferenced(directory, manifest)
+    report.games = sum(source.games for source in manifest.sources)
+    report.records = sum(source.records for source in manifest.sources)
+    report.invalid = sum(source.invalid for source in manifest.sources)
+    this_run = {item.resolved for item in named}
+    report.invalid_named = sum(source.invalid for source in sources if source.resolved in this_run)
+    return report
+
+
+def _check_settings(directory: Path, old: Manifest, settings: Settings) -> None:
+    """Refuse to mix files read with other settings into one store."""
+    wanted = settings.to_dict()
+    for name in ("analysis", "limits"):
+        if old.settings.get(name) != wanted[name] and old.sources:
+            had = old.settings.get(name)
+            raise StoreError(
+                f"the store {directory} was built with {name} = {had}, not {wanted[name]}: "
+                f"ingest with the same options, or into another store"
+            )
+
+
+def _merged_settings(old: Manifest, settings: Settings) -> dict[str, Any]:
+    return settings.to_dict() if not old.sources else {**old.settings, **settings.to_dict()}
+
+
+def _ordered(
+    old: Manifest,
+    named: list[SourceEntry | _File],
+    read: dict[str, SourceEntry],
+    prune: bool,
+    report: IngestReport,
+) -> list[SourceEntry]:
+    """The sources of the new store, in game order: the files this run did not name (those
+    gone dropped with ``prune``), then the files it named, in its order."""
+    this_run = {item.resolved for item in named}
+    sources: list[SourceEntry] = []
+    for source in old.sources:
+        if source.resolved in this_run:
+            continue
+        if prune and not os.path.isfile(source.resolved):
+            report.pruned += 1
+            continue
+        sources.append(source)
+    for item in named:
+        if isinstance(item, SourceEntry):
+            sources.append(item)
+        elif item.resolved in read:
+            sources.append(read[item.resolved])
+    return sources

@@ -1,0 +1,327 @@
+"""SQL over a store with DuckDB (embedded; it reads the Parquet part files in place).
+
+:func:`connect` opens an in-memory DuckDB database with one view per table of the store
+(``games``, ``side_hands``, ``seat_hands``, ``seat_analysis`` when analysed, ``records``,
+``problems``) and a ``sources`` table (the manifest's files). The views number games across
+the whole store as ``stats`` does. :func:`run` runs one read-only statement (a query, or
+``EXPLAIN`` of one) and refuses anything else.
+
+>>> import tempfile
+>>> from spades_replay.store.ingest import ingest
+>>> from spades_replay.store.read import Store
+>>> directory = tempfile.mkdtemp()
+>>> _ = ingest(["fixtures/corpus/two-player.jsonl"], directory)
+>>> result = run(Store.open(directory), "SELECT count(*) AS games FROM games")
+>>> result.columns, result.rows
+(['games'], [(25,)])
+"""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from spades_replay.store.layout import StoreError
+from spades_replay.store.read import Store
+
+if TYPE_CHECKING:
+    import duckdb
+
+VIEWS = ("games", "side_hands", "seat_hands", "seat_analysis", "records", "problems")
+"""The tables a query sees as views (``seat_analysis`` only in an analysed store)."""
+
+SOURCES_COLUMNS = (
+    ("source", "VARCHAR"),
+    ("resolved", "VARCHAR"),
+    ("size", "BIGINT"),
+    ("mtime_ns", "BIGINT"),
+    ("sha256", "VARCHAR"),
+    ("records", "BIGINT"),
+    ("games", "BIGINT"),
+    ("invalid", "BIGINT"),
+    ("first_game", "BIGINT"),
+    ("io_error", "VARCHAR"),
+)
+"""The columns of the ``sources`` table: one row per file of the store, in game order."""
+
+
+COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "games": (
+        ("game_id", "VARCHAR"),
+        ("game", "BIGINT"),
+        ("variant", "VARCHAR"),
+        ("rules", "VARCHAR"),
+        ("players", "VARCHAR"),
+        ("player_keys", "VARCHAR"),
+        ("side_0", "VARCHAR"),
+        ("side_1", "VARCHAR"),
+        ("complete", "BOOLEAN"),
+        ("winner", "BIGINT"),
+        ("winner_players", "VARCHAR"),
+        ("reason", "VARCHAR"),
+        ("score_0", "BIGINT"),
+        ("score_1", "BIGINT"),
+        ("hands", "BIGINT"),
+        ("source", "VARCHAR"),
+        ("line", "BIGINT"),
+    ),
+    "side_hands": (
+        ("game_id", "VARCHAR"),
+        ("game", "BIGINT"),
+        ("hand", "BIGINT"),
+        ("variant", "VARCHAR"),
+        ("rules", "VARCHAR"),
+        ("side", "BIGINT"),
+        ("players", "VARCHAR"),
+        ("contract", "BIGINT"),
+        ("tricks", "BIGINT"),
+        ("tricks_toward_contract", "BIGINT"),
+        ("made", "BOOLEAN"),
+        ("contract_points", "BIGINT"),
+        ("overtricks", "BIGINT"),
+        ("nil_bags", "BIGINT"),
+        ("bag_points", "BIGINT"),
+        ("nil_points", "BIGINT"),
+        ("bag_penalties", "BIGINT"),
+        ("penalty_points", "BIGINT"),
+        ("points", "BIGINT"),
+        ("score", "BIGINT"),
+        ("bags", "BIGINT"),
+    ),
+    "seat_hands": (
+        ("game_id", "VARCHAR"),
+        ("game", "BIGINT"),
+        ("hand", "BIGINT"),
+        ("variant", "VARCHAR"),
+        ("rules", "VARCHAR"),
+        ("seat", "BIGINT"),
+        ("player", "VARCHAR"),
+        ("player_key", "VARCHAR"),
+        ("side", "BIGINT"),
+        ("bid_kind", "VARCHAR"),
+        ("bid", "BIGINT"),
+        ("tricks", "BIGINT"),
+        ("contract_made", "BOOLEAN"),
+        ("accuracy", "VARCHAR"),
+        ("nil_made", "BOOLEAN"),
+        ("nil_points", "BIGINT"),
+        ("side_points", "BIGINT"),
+        ("side_bags", "BIGINT"),
+        ("side_bag_penalties", "BIGINT"),
+        ("side_won_game", "BOOLEAN"),
+    ),
+    "seat_analysis": (
+        ("game_id", "VARCHAR"),
+        ("game", "BIGINT"),
+        ("hand", "BIGINT"),
+        ("variant", "VARCHAR"),
+        ("rules", "VARCHAR"),
+        ("seat", "BIGINT"),
+        ("player", "VARCHAR"),
+        ("player_key", "VARCHAR"),
+        ("side", "BIGINT"),
+        ("bid_kind", "VARCHAR"),
+        ("plays", "BIGINT"),
+        ("analysed_plays", "BIGINT"),
+        ("costly_plays", "BIGINT"),
+        ("tricks_lost", "BIGINT"),
+        ("capped", "BOOLEAN"),
+        ("side_par", "BIGINT"),
+        ("side_tricks", "BIGINT"),
+        ("nil_makeable", "BOOLEAN"),
+    ),
+    "records": (
+        ("source", "VARCHAR"),
+        ("line", "BIGINT"),
+        ("offset", "BIGINT"),
+        ("game", "BIGINT"),
+        ("game_id", "VARCHAR"),
+        ("variant", "VARCHAR"),
+        ("valid", "BOOLEAN"),
+        ("hands", "BIGINT"),
+        ("complete", "BOOLEAN"),
+        ("problems", "BIGINT"),
+    ),
+    "problems": (
+        ("source", "VARCHAR"),
+        ("line", "BIGINT"),
+        ("offset", "BIGINT"),
+        ("game_id", "VARCHAR"),
+        ("variant", "VARCHAR"),
+        ("problem", "BIGINT"),
+        ("code", "VARCHAR"),
+        ("family", "VARCHAR"),
+        ("message", "VARCHAR"),
+        ("pointer", "VARCHAR"),
+        ("place", "VARCHAR"),
+        ("rule", "VARCHAR"),
+        ("legal", "VARCHAR[]"),
+        ("hand", "BIGINT"),
+        ("trick", "BIGINT"),
+        ("card", "BIGINT"),
+        ("seat", "BIGINT"),
+        ("player", "VARCHAR"),
+    ),
+}
+"""The columns of every view with their SQL types (those of
+:func:`spades_replay.store.read.schemas`; a test keeps the two in step), so that a query
+needs no polars."""
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _view(store: Store, table: str) -> str:
+    """The SQL of one table's view: its part files, games numbered across the store."""
+    columns = COLUMNS[table]
+    parts = store.part_paths(table)
+    if not parts:
+        nulls = ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in columns)
+        return f"SELECT {nulls} WHERE false"
+    files = ", ".join(_literal(str(path.resolve())) for path, _ in parts)
+    replace = " REPLACE (t.game + p.base AS game)" if any(n == "game" for n, _ in columns) else ""
+    return (
+        f"SELECT t.* EXCLUDE (filename){replace} FROM read_parquet([{files}], filename = true) t "
+        "JOIN _part_files p USING (filename)"
+    )
+
+
+def connect(store: Store) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB database with the store's tables as views."""
+    import duckdb
+
+    connection = duckdb.connect(":memory:")
+    connection.execute("CREATE TABLE _part_files (filename VARCHAR, base BIGINT)")
+    rows = [
+        (str(path.resolve()), base) for table in VIEWS for path, base in store.part_paths(table)
+    ]
+    if rows:
+        connection.executemany("INSERT INTO _part_files VALUES (?, ?)", rows)
+    columns = ", ".join(f"{name} {kind}" for name, kind in SOURCES_COLUMNS)
+    connection.execute(f"CREATE TABLE sources ({columns})")
+    sources = [
+        (
+            source.path,
+            source.resolved,
+            source.size,
+            source.mtime_ns,
+            source.sha256,
+            source.records,
+            source.games,
+            source.invalid,
+            base,
+            None if source.io_error is None else str(source.io_error.get("message")),
+        )
+        for source, base in store.bases()
+    ]
+    if sources:
+        marks = ", ".join("?" for _ in SOURCES_COLUMNS)
+        connection.executemany(f"INSERT INTO sources VALUES ({marks})", sources)
+    for table in VIEWS:
+        if table == "seat_analysis" and not store.analysis:
+            continue
+        connection.execute(f"CREATE VIEW {table} AS {_view(store, table)}")
+    return connection
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a query gave: its column names and types (DuckDB's), and its rows."""
+
+    columns: list[str]
+    types: list[str]
+    rows: list[tuple[Any, ...]]
+
+
+def _statement(connection: duckdb.DuckDBPyConnection, sql: str) -> str:
+    """The one read-only statement of ``sql``; :class:`StoreError` for anything else."""
+    import duckdb
+
+    try:
+        statements = connection.extract_statements(sql)
+    except duckdb.Error as error:
+        raise StoreError(f"bad SQL: {_first_line(error)}") from None
+    if len(statements) != 1:
+        raise StoreError(f"give one SQL statement, not {len(statements)}")
+    statement = statements[0]
+    if statement.type not in (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN):
+        raise StoreError(
+            f"the store is read-only: only queries (SELECT, WITH, EXPLAIN) run here, not "
+            f"{statement.type.name}"
+        )
+    return sql
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+
+
+def run(store: Store, sql: str) -> Result:
+    """Run one read-only SQL statement over the store."""
+    import duckdb
+
+    connection = connect(store)
+    try:
+        statement = _statement(connection, sql)
+        try:
+            relation = connection.sql(statement)
+            if relation is None:
+                return Result([], [], [])
+            return Result(
+                list(relation.columns), [str(kind) for kind in relation.types], relation.fetchall()
+            )
+        except duckdb.IOException as error:
+            raise StoreError(
+                f"cannot read the store {store.directory} (did an ingest change it meanwhile? "
+                f"run again): {_first_line(error)}"
+            ) from None
+        except duckdb.Error as error:
+            raise StoreError(f"bad SQL: {_first_line(error)}{_hint(store, error)}") from None
+    finally:
+        connection.close()
+
+
+def _hint(store: Store, error: BaseException) -> str:
+    if "seat_analysis" in str(error) and not store.analysis:
+        return " (this store holds no seat_analysis: it was ingested without --analysis)"
+    return ""
+
+
+def write_parquet(store: Store, sql: str, target: str | os.PathLike[str]) -> None:
+    """Run one read-only query over the store and write its result to a Parquet file at
+    ``target`` (a temporary path the caller then moves into place)."""
+    import duckdb
+
+    connection = connect(store)
+    try:
+        statement = _statement(connection, sql)
+        try:
+            relation = connection.sql(statement)
+            if relation is None:
+                raise StoreError("the statement gives no rows to write")
+            relation.write_parquet(str(target))
+        except duckdb.Error as error:
+            raise StoreError(f"bad SQL: {_first_line(error)}{_hint(store, error)}") from None
+    finally:
+        connection.close()
+
+
+def plain(value: Any) -> Any:
+    """A query value as JSON data: decimals as numbers, dates and times as ISO text."""
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, datetime.date | datetime.time | datetime.datetime):
+        return value.isoformat()
+    if isinstance(value, datetime.timedelta):
+        return value.total_seconds()
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    return value

@@ -1,0 +1,209 @@
+"""The dashboard on a store (``dashboard --store DIR``), run headless by Streamlit's AppTest:
+it opens without replaying, re-reads the record it shows by its offset, pages and searches
+the games, asks the store for the filtered stats, and lists the store's invalid records."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from spades_replay.dashboard.markup import md
+from streamlit.testing.v1 import AppTest
+
+from spades_replay import validate
+from spades_replay.cli import main
+from spades_replay.stats.metrics import player_metrics
+from spades_replay.store.ingest import ingest
+from spades_replay.store.read import Store
+
+from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
+
+pytestmark = pytest.mark.slow  # every test runs the app's pages
+
+INVALID = len(INVALID_FIXTURES)
+VALID = fixture_records() - INVALID
+
+ENTRY = str(ROOT / "dashboard" / "app.py")
+
+
+def _run(runnable: Any) -> AppTest:
+    at: AppTest = runnable.run()
+    assert not at.exception, [exception.value for exception in at.exception]
+    return at
+
+
+def _app(store: Path, monkeypatch: pytest.MonkeyPatch, page: str | None = None) -> AppTest:
+    monkeypatch.setattr(sys, "argv", [ENTRY, "--store", str(store)])
+    at = AppTest.from_file(ENTRY, default_timeout=60)
+    if page is not None:
+        at.switch_page(f"{page}.py")
+    return _run(at)
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("dashboard") / "store"
+    ingest([FIXTURES], directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def big_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store of 250 games: more than one page of the game picker."""
+    folder = tmp_path_factory.mktemp("big")
+    lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes()
+    (folder / "many.jsonl").write_bytes(lines * 10)
+    directory = folder / "store"
+    ingest([folder / "many.jsonl"], directory)
+    return directory
+
+
+def test_the_replay_page_opens_on_a_store_without_replaying_the_corpus(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reads: list[str] = []
+    real = validate.check_bytes
+
+    def counted(data: bytes, *args: Any, **kwargs: Any) -> Any:
+        reads.append(str(args[0] if args else kwargs.get("source")))
+        return real(data, *args, **kwargs)
+
+    monkeypatch.setattr("spades_replay.dashboard.data.check_bytes", counted)
+    at = _app(store, monkeypatch)
+    assert f"**{VALID}** valid game(s)" in at.sidebar.markdown[0].value
+    assert f"{INVALID} invalid record(s)" in at.sidebar.warning[0].value
+    assert at.selectbox(key="game").value is not None
+    assert len(reads) == 1  # the one game shown, re-read by its offset
+    first = Store.open(store).table("games").row(0, named=True)
+    assert reads == [first["source"]]
+    assert any(first["game_id"] in md.value for md in at.main.markdown) or at.caption
+
+
+def test_a_store_game_is_replayed_from_its_offset(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = _app(store, monkeypatch)
+    box = at.selectbox(key="game")
+    games = Store.open(store).table("games")
+    target = games.filter(games["source"].str.ends_with("two-player.jsonl")).row(3, named=True)
+    key = next(option for option in box.options if target["game_id"] in option)
+    at = _run(box.set_value(box.options[box.options.index(key)]))
+    caption = " ".join(element.value for element in at.caption)
+    assert md(f"{target['source']}:{target['line']}", 300) in caption
+
+
+def test_the_picker_searches_and_pages_a_large_store(
+    big_store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = _app(big_store, monkeypatch)
+    assert len(at.selectbox(key="game").options) == 100
+    assert at.number_input(key="game_page").label == "Page (of 3)"
+    at = _run(at.number_input(key="game_page").set_value(3))
+    assert len(at.selectbox(key="game").options) == 50
+    at = _run(at.text_input(key="game_search").input("s12-000007"))
+    assert len(at.selectbox(key="game").options) == 10
+    at = _run(at.text_input(key="game_search").input("no such game"))
+    assert at.info[0].value == "No game matches the search."
+
+
+def test_corpus_stats_of_a_store_push_the_filters_down(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = _app(store, monkeypatch, "stats")
+    assert at.metric[0].value == str(VALID)
+    whole = Store.open(store).tables()
+    players = next(frame.value for frame in at.dataframe if "player_key" in frame.value.columns)
+    assert players.shape[0] == player_metrics(whole).height
+    at = _run(at.multiselect(key="f_variant").set_value(["two-player"]))
+    assert at.metric[0].value == str(
+        whole.games.filter(whole.games["variant"] == "two-player").height
+    )
+    alex = whole.seat_hands.filter(player="Alex")["player_key"][0]
+    at = _run(at.multiselect(key="f_player").set_value([alex]))
+    assert at.info[0].value.startswith("No game to count")
+
+
+def test_the_charts_of_a_store_game(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = _app(store, monkeypatch, "charts")
+    sheet = next(frame.value for frame in at.dataframe if "hand" in frame.value.columns)
+    first = Store.open(store).tables().side_hands.filter(game=0)
+    assert sheet.shape[0] == first.height
+
+
+def test_the_validate_page_lists_the_store_invalid_records(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = _app(store, monkeypatch, "validate")
+    text = "\n".join(element.value for element in at.markdown)
+    assert f"**{INVALID}** of {VALID + INVALID} record(s) are invalid" in text
+    assert any("claim.bags" in element.value for element in at.error)
+
+
+def test_a_missing_store_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", [ENTRY, "--store", str(tmp_path / "none")])
+    at = AppTest.from_file(ENTRY, default_timeout=60).run()
+    assert "no such store" in at.sidebar.error[0].value
+
+
+def test_the_command_serves_a_store(
+    store: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    served: list[list[str]] = []
+    monkeypatch.setattr(
+        "spades_replay.cli.dashboard_cmd.os.execve",
+        lambda path, command, environment: served.append(command),
+    )
+    main(["dashboard", "--store", str(store)])
+    assert served[0][-3:] == ["--", "--store", str(store)]
+    assert main(["dashboard", "--store", str(store), "fixtures"]) == 2
+    assert "not both" in capsys.readouterr().err
+    assert main(["dashboard", "--store", str(store / "nothing")]) == 2
+    assert "no such store" in capsys.readouterr().err
+
+
+def test_the_command_reads_paths_into_a_cache_store_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.chdir(ROOT)
+    served: list[list[str]] = []
+    monkeypatch.setattr(
+        "spades_replay.cli.dashboard_cmd.os.execve",
+        lambda path, command, environment: served.append(command),
+    )
+    main(["dashboard", "fixtures/corpus", "--no-progress"])
+    directory = Path(served[0][-1])
+    assert served[0][-3:-1] == ["--", "--store"]
+    assert directory.parent == tmp_path / "cache" / "spades-replay" / "stores"
+    assert "54 game(s) (3 file(s) read, 0 unchanged)" in capsys.readouterr().err
+    assert Store.open(directory).table("games").height == 54
+    main(["dashboard", "fixtures/corpus", "--no-progress"])
+    assert "(0 file(s) read, 3 unchanged)" in capsys.readouterr().err
+    assert served[1] == served[0]
+    main(["dashboard", "fixtures/corpus/two-player.jsonl", "--no-progress"])
+    assert served[2][-1] != served[0][-1]
+
+
+def test_a_store_of_relative_paths_is_shown_from_anywhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(ROOT)
+    ingest(["fixtures/corpus/two-player.jsonl"], tmp_path / "store")
+    monkeypatch.chdir(tmp_path)
+    at = _app(tmp_path / "store", monkeypatch)
+    assert not at.error
+    caption = " ".join(element.value for element in at.caption)
+    assert md(f"{FIXTURES / 'corpus' / 'two-player.jsonl'}:1", 300) in caption
+
+
+def test_a_changed_file_is_not_shown_as_its_stored_game(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    corpus = tmp_path / "games.jsonl"
+    corpus.write_bytes((FIXTURES / "corpus" / "two-player.jsonl").read_bytes())
+    ingest([corpus], tmp_path / "store")
+    corpus.write_bytes(b"\n" + corpus.read_bytes())
+    at = _app(tmp_path / "store", monkeypatch)
+    assert "could not be read again" in at.error[0].value

@@ -1,0 +1,186 @@
+"""``replay --step``: the moves of the keys, the screen, and the real thing through a
+pseudo-terminal (and its refusal without one)."""
+
+from __future__ import annotations
+
+import fcntl
+import io
+import os
+import select
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+import spades_replay
+from spades_replay.cli.stepper import Stepper, frame
+from spades_replay.engine.actions import PlayCard
+
+from .conftest import FIXTURES
+
+FOUR = FIXTURES / "four-player" / "standard-game.json"
+
+
+def _replay(path: Path = FOUR) -> spades_replay.Replay:
+    return spades_replay.replay(spades_replay.load(path))
+
+
+def test_the_keys_move_by_card_trick_and_hand() -> None:
+    replay = _replay()
+    stepper = Stepper(replay)
+    hand = replay.hands[0]
+    first_card = next(s.index for s in hand.timeline if isinstance(s.action, PlayCard))
+    assert stepper.press("\x1b[C")
+    assert stepper.step == 1
+    assert stepper.press("h")
+    assert stepper.press("h")
+    assert stepper.step == 0
+    stepper.press("j")
+    assert stepper.step == first_card - 1  # the bids done, no card yet
+    stepper.press("\x1b[B")
+    assert stepper.step == first_card - 1 + 4  # the first trick complete
+    assert len(hand.timeline[stepper.step].state.tricks) == 1
+    stepper.press("k")
+    assert stepper.step == first_card - 1
+    for _ in range(100):
+        stepper.press("j")
+    assert stepper.step == stepper.last
+    stepper.press("l")
+    assert stepper.step == stepper.last
+    stepper.press("n")
+    assert (stepper.hand, stepper.step) == (1, 0)
+    stepper.press("p")
+    stepper.press("p")
+    assert (stepper.hand, stepper.step) == (0, 0)
+    assert stepper.press("x")  # unknown keys do nothing
+    assert not stepper.press("q")
+
+
+def _screen(stepper: Stepper) -> str:
+    console = Console(width=120, color_system=None, record=True, file=io.StringIO())
+    console.print(frame(stepper))
+    return console.export_text()
+
+
+def test_a_frame_shows_the_position() -> None:
+    replay = _replay()
+    stepper = Stepper(replay)
+    text = _screen(stepper)
+    assert "hand 1 of" in text
+    assert "step 0 of" in text
+    assert "Start: the cards are dealt" in text
+    for player in replay.players:
+        assert player.name in text
+    stepper.press("j")
+    stepper.press("j")
+    text = _screen(stepper)
+    trick = replay.hands[0].timeline[stepper.step].state.tricks[0]
+    winner = replay.players[trick.winner].name
+    assert "Trick 1:" in text
+    assert f"won by {winner}" in text
+    for _ in range(100):
+        stepper.press("j")
+    assert "Hand over:" in _screen(stepper)
+
+
+def _read_until(fd: int, marker: bytes, seen: bytearray, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while marker not in seen:
+        left = deadline - time.monotonic()
+        assert left > 0, f"{marker!r} never shown; got {bytes(seen[-2000:])!r}"
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                chunk = b""
+            assert chunk, f"the stepper ended before {marker!r}"
+            seen.extend(chunk)
+
+
+def test_stepping_through_a_pseudo_terminal() -> None:
+    """The real command on a pty: keys move it, q quits with 0, the terminal is restored."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    before = termios.tcgetattr(slave)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "spades_replay", "replay", str(FOUR), "--step"],
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env={**os.environ, "TERM": "xterm", "COLUMNS": "120", "LINES": "40"},
+        start_new_session=True,
+    )
+    seen = bytearray()
+    try:
+        _read_until(master, b"step 0 of", seen)
+        os.write(master, b"\x1b[C")
+        _read_until(master, b"step 1 of", seen)
+        os.write(master, b"j")
+        os.write(master, b"j")
+        _read_until(master, b"Trick 1:", seen)
+        os.write(master, b"n")
+        _read_until(master, b"hand 2 of", seen)
+        os.write(master, b"q")
+        assert process.wait(timeout=30) == 0
+        assert termios.tcgetattr(slave) == before  # cbreak mode undone
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(slave)
+        os.close(master)
+
+
+def test_step_refuses_without_a_terminal() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "spades_replay", "replay", str(FOUR), "--step"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == b""
+    assert b"--step is interactive and needs a terminal" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(["--format", "json"], b"--format json prints the whole replay")],
+)
+def test_step_refuses_what_it_cannot_do(extra: list[str], message: bytes) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "spades_replay", "replay", str(FOUR), "--step", *extra],
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert message in done.stderr
+
+
+def test_every_kind_of_step_is_said_in_words() -> None:
+    """Draft turns, Blind Nil, exchanges, bids and cards: no engine repr on the screen."""
+    from spades_replay.engine.actions import Exchange
+
+    for path in (
+        FIXTURES / "two-player" / "blind-nil.json",
+        FIXTURES / "four-player" / "blind-nil.json",
+    ):
+        replay = _replay(path)
+        number = next(i for i, hand in enumerate(replay.hands) if hand.outcome.exchanges)
+        stepper = Stepper(replay, number)
+        kinds = set()
+        for step in replay.hands[number].timeline:
+            stepper.step = step.index
+            line = _screen(stepper).splitlines()[1]
+            kinds.add(type(step.action).__name__)
+            assert "seat=" not in line
+            assert "(" not in line or "Blind Nil" in line
+            if isinstance(step.action, Exchange):
+                assert "Blind Nil, puts away" in line or "exchanges no cards" in line
+        assert {"Exchange", "PlaceBid", "PlayCard"} <= kinds
