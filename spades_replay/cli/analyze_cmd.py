@@ -31,6 +31,7 @@ from spades_replay.cli.common import (
     console_for,
     jobs_count,
     load_game,
+    load_kernel,
     pick_hands,
     print_problem,
     stdout_console,
@@ -309,6 +310,7 @@ def _run_all(arguments: argparse.Namespace, out: Console, time_cap: float | None
     err = console_for(sys.stderr)
     reader = _Games(arguments.file, err if as_json else out)
     games = list(reader)
+    load_kernel(err)
     bar = Bar(
         "analysing hands",
         counts="items",
@@ -351,11 +353,13 @@ def run(arguments: argparse.Namespace) -> int:
     hands = pick_hands(replayed, arguments.hand)
     as_json = arguments.format == "json"
     slow = replayed.variant is Variant.FOUR_PLAYER and len(hands) > 1
+    err = console_for(sys.stderr)
+    load_kernel(err)
     bar = Bar(
         "analysing hands",
         counts="items",
         out=out,
-        err=console_for(sys.stderr),
+        err=err,
         text_on_stdout=not as_json,
         enabled=slow and not arguments.no_progress,
         total=len(hands),

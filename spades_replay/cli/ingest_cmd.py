@@ -20,6 +20,7 @@ from spades_replay.cli.common import (
     console_for,
     jobs_count,
     limits_of,
+    load_kernel,
     stdout_console,
     workers_of,
 )
@@ -100,6 +101,8 @@ def run(arguments: argparse.Namespace) -> int:
     settings = Settings(
         arguments.analysis, limits, (time_cap or None) if arguments.analysis else None
     )
+    if arguments.analysis:
+        load_kernel(err)
     bar = Bar(
         "ingesting",
         counts="bytes",

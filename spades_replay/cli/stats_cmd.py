@@ -28,6 +28,7 @@ from spades_replay.cli.common import (
     console_for,
     jobs_count,
     limits_of,
+    load_kernel,
     no_records_message,
     output_format,
     print_problem,
@@ -251,6 +252,7 @@ def _read(
     for problem in summary.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     if arguments.analysis:
+        load_kernel(err)
         analysing = bar("analysing hands", "items")
         tables = _analysed(collection, analysing, time_cap or None, jobs)
         assert tables.seat_analysis is not None
