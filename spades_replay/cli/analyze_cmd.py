@@ -27,9 +27,9 @@ from spades_replay.cli.common import (
     EXIT_OK,
     UsageError,
     add_game_arguments,
+    add_jobs_option,
     add_scheduler_option,
     console_for,
-    jobs_count,
     load_game,
     load_kernel,
     pick_hands,
@@ -75,14 +75,7 @@ def register(commands: Any) -> None:
         help="every game of FILE (a corpus, or a directory of records and corpora), its "
         "hands spread over the workers one by one; invalid records are reported and skipped",
     )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=jobs_count,
-        default=1,
-        metavar="N",
-        help="worker processes, one hand each (default 1; 0 = one per core)",
-    )
+    add_jobs_option(parser, "worker processes, one hand each (default 1; 0 = one per core)")
     parser.add_argument(
         "--time-cap",
         type=float,

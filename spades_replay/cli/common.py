@@ -309,6 +309,13 @@ COMPILE_NOTICE_SECONDS = 5.0
 """A kernel load at least this long was a compile, and is reported."""
 
 
+def add_jobs_option(
+    parser: argparse.ArgumentParser, what: str = "worker processes (default 1; 0 = one per core)"
+) -> None:
+    """``-j/--jobs N``: how many worker processes run the command's work on this machine."""
+    parser.add_argument("-j", "--jobs", type=jobs_count, default=1, metavar="N", help=what)
+
+
 def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
     """``--scheduler ADDRESS``: run the command's work on a Dask cluster (docs/scale.md)."""
     parser.add_argument(

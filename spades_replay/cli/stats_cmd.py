@@ -23,10 +23,10 @@ from spades_replay.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_jobs_option,
     add_limit_options,
     add_scheduler_option,
     console_for,
-    jobs_count,
     limits_of,
     load_kernel,
     no_records_message,
@@ -92,14 +92,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=jobs_count,
-        default=1,
-        metavar="N",
-        help="worker processes (0: per core)",
-    )
+    add_jobs_option(parser)
     parser.add_argument(
         "--analysis",
         action="store_true",
