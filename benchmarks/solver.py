@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import os
 import platform
 import statistics
@@ -60,7 +61,7 @@ FULL = {
     "two_player_hands": 60,
     "endgame_sizes": (5, 6, 7, 8, 9),
     "endgames_per_size": 20,
-    "four_player_hands": 8,
+    "four_player_hands": 40,
     "time_cap": 30.0,
     "throughput_hands": 8,
     "throughput_cap": 10.0,
@@ -91,7 +92,7 @@ def corpus(variant: Variant, count: int) -> list[HandReplay]:
 def summary(times_ms: Sequence[float]) -> dict[str, float]:
     """Median, 90th percentile (nearest rank) and maximum of some times."""
     ordered = sorted(times_ms)
-    rank = max(1, round(0.9 * len(ordered)))
+    rank = max(1, math.ceil(0.9 * len(ordered)))
     return {
         "count": len(ordered),
         "median_ms": round(statistics.median(ordered), 1),

@@ -16,6 +16,7 @@ import polars as pl
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from spades_replay.rescore import Rescore
+from spades_replay.stats.tables import short_rules_label
 
 from .markup import plot_text
 
@@ -171,7 +172,10 @@ def player_labels(players: pl.DataFrame) -> list[str]:
     if len(set(labels)) < len(labels):
         mixed = len({(variant, rules) for _, _, variant, rules in rows}) > 1
         if mixed:
-            labels = [f"{name} · {variant} · {rules}" for name, _, variant, rules in rows]
+            labels = [
+                f"{name} · {variant} · {short_rules_label(rules)}"
+                for name, _, variant, rules in rows
+            ]
     if len(set(labels)) < len(labels):
         labels = [f"{label} ({key})" for label, (_, key, _, _) in zip(labels, rows, strict=True)]
     return [plot_text(label, 70) for label in labels]

@@ -12,7 +12,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from spades_replay.stats.double_dummy import capped_hands
 from spades_replay.stats.metrics import ANALYSIS_COLUMNS, player_metrics, variant_metrics
-from spades_replay.stats.tables import Tables
+from spades_replay.stats.tables import Tables, rules_legend, short_rules_label
 
 from . import data, figures, store
 from .markup import md, plain
@@ -55,6 +55,15 @@ VARIANT_COLUMNS = {
 }
 
 
+def short_rules(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with each rule set's key replaced by its short label (the legend under the
+    tables spells the labels out)."""
+    keys = frame.get_column("rules").unique().to_list()
+    return frame.with_columns(
+        pl.col("rules").replace_strict({key: short_rules_label(key) for key in keys})
+    )
+
+
 def render() -> None:
     """Draw the page."""
     st.title("Corpus stats")
@@ -87,11 +96,19 @@ def render() -> None:
     right.plotly_chart(figures.hand_points(tables.side_hands), key="chart_hand_points")
     st.subheader("Players")
     st.caption("Every rate beside its counts; grouped by player, variant and rules.")
-    st.dataframe(players, hide_index=True, column_config=PLAYER_COLUMNS, key="players")
+    st.dataframe(short_rules(players), hide_index=True, column_config=PLAYER_COLUMNS, key="players")
     st.subheader("Variants and rules")
     st.dataframe(
-        variant_metrics(tables), hide_index=True, column_config=VARIANT_COLUMNS, key="variants"
+        short_rules(variant_metrics(tables)),
+        hide_index=True,
+        column_config=VARIANT_COLUMNS,
+        key="variants",
     )
+    legend = rules_legend(games.get_column("rules").to_list())
+    if any(short != key for short, key in legend):
+        st.caption(
+            "Rules: " + "; ".join(f"**{md(short, 40)}**: {md(key, 300)}" for short, key in legend)
+        )
     _analysis(context, tables)
 
 

@@ -484,3 +484,25 @@ def test_a_corpus_whose_first_line_is_a_lone_brace_is_still_a_corpus(
     assert [line.get("line") for line in lines[:-1]] == [1, 2]
     assert lines[-1]["summary"]["valid"] == 1
     assert "pretty-printed" not in out
+
+
+def test_a_kernel_compile_is_announced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first analysis on a machine compiles the kernel (up to a minute): the command
+    says so when done; a load from the cache passes silently, as does the Python kernel."""
+    import io
+
+    from rich.console import Console
+
+    import spades_replay.analysis as analysis
+    from spades_replay.cli.common import load_kernel
+
+    def said(kernel: str, seconds: float) -> str:
+        monkeypatch.setattr(analysis, "kernel_name", lambda: kernel)
+        monkeypatch.setattr(analysis, "prepare_kernel", lambda: seconds)
+        console = Console(file=io.StringIO(), width=200)
+        load_kernel(console)
+        return console.file.getvalue()  # type: ignore[attr-defined]
+
+    assert "compiled the double-dummy kernel in 18 s" in said("compiled", 18.0)
+    assert said("compiled", 1.2) == ""
+    assert said("python", 18.0) == ""

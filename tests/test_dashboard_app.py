@@ -29,7 +29,7 @@ from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.double_dummy import hands_of, with_analysis
 from spades_replay.stats.metrics import player_metrics
-from spades_replay.stats.tables import tables_of
+from spades_replay.stats.tables import short_rules_label, tables_of
 from spades_replay.text import card_label
 from spades_replay.validate import CorpusValidation
 
@@ -258,7 +258,11 @@ def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
     )
     shown = _table(at, "player_key")
     assert list(shown["player"]) == ["Megan"] * megan.height
-    assert list(shown["rules"]) == megan.get_column("rules").to_list()
+    # rule sets by their short labels, spelled out in the legend under the tables
+    assert list(shown["rules"]) == [short_rules_label(key) for key in megan.get_column("rules")]
+    legend = [caption.value for caption in at.caption if caption.value.startswith("Rules: ")]
+    assert legend
+    assert "**mercy**: lose\\_score\\=\\-200" in legend[0]
     _run(at.multiselect(key="f_variant").unselect("two-player").select("four-player"))
     assert at.info[0].value.startswith("No game to count")
 

@@ -131,10 +131,10 @@ def test_win_rates_and_bags_per_hand_come_from_the_player_metrics() -> None:
     players = player_metrics(_tables("two-player/standard-game", "two-player/mercy"))
     wins = figures.win_rates(players)
     assert len(wins.data) == 1
-    # the same two players under two rule sets: four rows, told apart by their rules
+    # the same two players under two rule sets: four rows, told apart by their rules' labels
     assert list(wins.data[0].y) == [
-        "Drew · two-player · lose_score=-200",
-        "Megan · two-player · lose_score=-200",
+        "Drew · two-player · mercy",
+        "Megan · two-player · mercy",
         "Drew · two-player · standard",
         "Megan · two-player · standard",
     ]

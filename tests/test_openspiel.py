@@ -419,7 +419,7 @@ def test_two_player_games_are_refused() -> None:
         ({"bag_limit": 5}, "bag_limit 5"),
         ({"bag_penalty": 50}, "bag_penalty 50"),
         ({"double_contract_from": 10}, "double_contract_from 10, OpenSpiel plays null"),
-        ({"first_lead": "two_of_clubs"}, 'first_lead "two_of_clubs"'),
+        ({"first_lead": "two_of_clubs"}, "first_lead 'two_of_clubs'"),
     ],
 )
 def test_rules_openspiel_lacks_are_refused_naming_the_option(

@@ -27,10 +27,11 @@ from spades_replay.cli.common import (
     EXIT_OK,
     UsageError,
     add_game_arguments,
+    add_jobs_option,
     add_scheduler_option,
     console_for,
-    jobs_count,
     load_game,
+    load_kernel,
     pick_hands,
     print_problem,
     stdout_console,
@@ -74,14 +75,7 @@ def register(commands: Any) -> None:
         help="every game of FILE (a corpus, or a directory of records and corpora), its "
         "hands spread over the workers one by one; invalid records are reported and skipped",
     )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=jobs_count,
-        default=1,
-        metavar="N",
-        help="worker processes, one hand each (default 1; 0 = one per core)",
-    )
+    add_jobs_option(parser, "worker processes, one hand each (default 1; 0 = one per core)")
     parser.add_argument(
         "--time-cap",
         type=float,
@@ -309,6 +303,7 @@ def _run_all(arguments: argparse.Namespace, out: Console, time_cap: float | None
     err = console_for(sys.stderr)
     reader = _Games(arguments.file, err if as_json else out)
     games = list(reader)
+    load_kernel(err)
     bar = Bar(
         "analysing hands",
         counts="items",
@@ -351,11 +346,13 @@ def run(arguments: argparse.Namespace) -> int:
     hands = pick_hands(replayed, arguments.hand)
     as_json = arguments.format == "json"
     slow = replayed.variant is Variant.FOUR_PLAYER and len(hands) > 1
+    err = console_for(sys.stderr)
+    load_kernel(err)
     bar = Bar(
         "analysing hands",
         counts="items",
         out=out,
-        err=console_for(sys.stderr),
+        err=err,
         text_on_stdout=not as_json,
         enabled=slow and not arguments.no_progress,
         total=len(hands),

@@ -278,6 +278,44 @@ def load_game(path: str, game: str | None, console: Console) -> Replay | None:
     return None
 
 
+def load_kernel(err: Console) -> None:
+    """Load the compiled double-dummy kernel before a command analyses (nothing without
+    numba): from numba's cache in a second or two, but compiled on the first run on a
+    machine, which takes up to a minute. A terminal sees a status line meanwhile; a compile
+    is reported on ``err`` when done."""
+    from spades_replay.analysis import kernel_name, prepare_kernel
+
+    if kernel_name() == "python":
+        return
+    if err.is_terminal:
+        with err.status(
+            "loading the compiled double-dummy kernel (the first run on a machine compiles "
+            "it: up to a minute)"
+        ):
+            seconds = prepare_kernel()
+    else:
+        seconds = prepare_kernel()
+    if seconds >= COMPILE_NOTICE_SECONDS:
+        err.print(
+            Text(
+                f"compiled the double-dummy kernel in {seconds:.0f} s; later runs load it "
+                "from numba's cache",
+                style="dim",
+            )
+        )
+
+
+COMPILE_NOTICE_SECONDS = 5.0
+"""A kernel load at least this long was a compile, and is reported."""
+
+
+def add_jobs_option(
+    parser: argparse.ArgumentParser, what: str = "worker processes (default 1; 0 = one per core)"
+) -> None:
+    """``-j/--jobs N``: how many worker processes run the command's work on this machine."""
+    parser.add_argument("-j", "--jobs", type=jobs_count, default=1, metavar="N", help=what)
+
+
 def add_scheduler_option(parser: argparse.ArgumentParser) -> None:
     """``--scheduler ADDRESS``: run the command's work on a Dask cluster (docs/scale.md)."""
     parser.add_argument(

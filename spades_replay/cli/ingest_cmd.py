@@ -15,11 +15,12 @@ from spades_replay.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_jobs_option,
     add_limit_options,
     add_scheduler_option,
     console_for,
-    jobs_count,
     limits_of,
+    load_kernel,
     stdout_console,
     workers_of,
 )
@@ -47,14 +48,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
     parser.add_argument("--store", required=True, metavar="DIR", help="the store to write")
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=jobs_count,
-        default=1,
-        metavar="N",
-        help="worker processes (0: per core)",
-    )
+    add_jobs_option(parser)
     add_scheduler_option(parser)
     parser.add_argument(
         "--analysis",
@@ -100,6 +94,8 @@ def run(arguments: argparse.Namespace) -> int:
     settings = Settings(
         arguments.analysis, limits, (time_cap or None) if arguments.analysis else None
     )
+    if arguments.analysis:
+        load_kernel(err)
     bar = Bar(
         "ingesting",
         counts="bytes",

@@ -31,9 +31,9 @@ from spades_replay.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_jobs_option,
     add_limit_options,
     console_for,
-    jobs_count,
     limits_of,
     no_records_message,
     output_format,
@@ -112,14 +112,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=jobs_count,
-        default=1,
-        metavar="N",
-        help="worker processes (0: per core)",
-    )
+    add_jobs_option(parser)
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)

@@ -12,9 +12,9 @@ from rich.text import Text
 from spades_replay.cli.common import (
     EXIT_OK,
     UsageError,
+    add_jobs_option,
     add_scheduler_option,
     console_for,
-    jobs_count,
     rule_setting,
     stdout_console,
     workers_of,
@@ -67,14 +67,7 @@ def register(commands: Any) -> None:
         metavar="N",
         help=f"stop a game that is not won after N hands (default {MAX_HANDS})",
     )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=jobs_count,
-        default=1,
-        metavar="N",
-        help="worker processes (0: one per core)",
-    )
+    add_jobs_option(parser)
     parser.add_argument(
         "-o",
         "--output",

@@ -23,11 +23,12 @@ from spades_replay.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_jobs_option,
     add_limit_options,
     add_scheduler_option,
     console_for,
-    jobs_count,
     limits_of,
+    load_kernel,
     no_records_message,
     output_format,
     print_problem,
@@ -91,14 +92,7 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
     )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=jobs_count,
-        default=1,
-        metavar="N",
-        help="worker processes (0: per core)",
-    )
+    add_jobs_option(parser)
     parser.add_argument(
         "--analysis",
         action="store_true",
@@ -251,6 +245,7 @@ def _read(
     for problem in summary.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     if arguments.analysis:
+        load_kernel(err)
         analysing = bar("analysing hands", "items")
         tables = _analysed(collection, analysing, time_cap or None, jobs)
         assert tables.seat_analysis is not None

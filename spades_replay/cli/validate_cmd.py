@@ -15,10 +15,10 @@ from spades_replay.cli.common import (
     EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
+    add_jobs_option,
     add_limit_options,
     add_scheduler_option,
     console_for,
-    jobs_count,
     limits_of,
     no_records_message,
     print_problem,
@@ -56,14 +56,7 @@ def register(commands: Any) -> None:
         help="text for people (default); json: one JSON object per line for every record "
         "(valid or not), then a summary line",
     )
-    parser.add_argument(
-        "-j",
-        "--jobs",
-        type=jobs_count,
-        default=1,
-        metavar="N",
-        help="worker processes (default 1; 0 = one per core)",
-    )
+    add_jobs_option(parser)
     parser.add_argument(
         "-v",
         "--verbose",

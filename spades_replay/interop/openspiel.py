@@ -40,6 +40,7 @@ from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import HandState, legal_plays
 from spades_replay.errors import RulesError, SpadesReplayError
 from spades_replay.record import models
+from spades_replay.record.problems import quote
 from spades_replay.recorder import Recorder
 from spades_replay.replay import Replay, replay
 
@@ -422,18 +423,8 @@ def check_rules(variant: Variant, rules: Rules) -> None:
         value = getattr(rules, option)
         if value != needed:
             raise UnsupportedError(
-                f"the game has {option} {_json(value)}, OpenSpiel plays {_json(needed)}", what
+                f"the game has {option} {quote(value)}, OpenSpiel plays {quote(needed)}", what
             )
-
-
-def _json(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f'"{value}"'
-    return str(value)
 
 
 def to_history(game: models.AnyRecord | Replay, hand: int = 1) -> OpenSpielHand:

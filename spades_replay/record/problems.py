@@ -72,11 +72,7 @@ def quote(value: object) -> str:
     if isinstance(value, list | tuple):
         return f"an array of {len(value)}"
     text = (
-        repr(value)
-        if isinstance(value, str)
-        else str(value).lower()
-        if isinstance(value, bool)
-        else repr(value)
+        "null" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
     )
     if len(text) > _QUOTE_LIMIT:
         text = text[: _QUOTE_LIMIT - 5] + "...'"

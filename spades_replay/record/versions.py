@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from spades_replay.errors import Code, FormatError, Problem
 from spades_replay.record.models import VERSIONS, AnyRecord, Rules, options_off_default
+from spades_replay.record.problems import quote
 
 
 def downgrade_problem(rules: Rules, version: str) -> Problem | None:
@@ -31,21 +32,11 @@ def downgrade_problem(rules: Rules, version: str) -> Problem | None:
     others = f" (and {len(lost) - 1} more 1.1 option(s))" if len(lost) > 1 else ""
     return Problem(
         Code.MIGRATE_OPTION_LOST,
-        f"cannot write format 1.0: '{option}' is {_json(getattr(rules, option))}{others}, "
+        f"cannot write format 1.0: '{option}' is {quote(getattr(rules, option))}{others}, "
         "and format 1.0 has no such option (it always means the default, "
-        f"{_json(Rules.model_fields[option].default)})",
+        f"{quote(Rules.model_fields[option].default)})",
         f"/rules/{option}",
     )
-
-
-def _json(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return f"'{value}'"
-    return str(value)
 
 
 def at_version(record: AnyRecord, version: str) -> AnyRecord:
