@@ -16,17 +16,24 @@ How it stays fast, in pure Python (docs/performance.md has the figures):
   and must end at 0. Thirteen plays XOR to a 13-card holding only when they are exactly that
   holding, once each; so for any record that passes, the running masks were the true holdings
   all along, and the follow-suit and spades tests made on them were exact.
-- **Deck and deal checks as arithmetic**: a deck is valid when a set of it has 52 cards; a deal
-  when its four holding masks (sums of single bits) add up to the full deck, which 52 single
-  bits do only when they are distinct.
-- **Table-driven tricks**: for the suit led, one lookup per card gives its bit, the led-suit
-  mask a card of another suit says its player no longer holds, and its strength in the trick
-  (strengths carry the position, so the winner is one ``max``). Spades-broken is tested only
-  until the first trick that holds a spade.
-- **Memoised scoring** with the engine's own :func:`~spades_replay.engine.scoring.score_side`.
+- **Deck and deal checks as arithmetic**: a deck or a deal is valid when the bits of its cards
+  (summed in C) add up to the full deck, which 52 single bits do only when they are distinct;
+  the draft keeps its cards with ``compress`` over the deck's bits.
+- **Table-driven tricks, looked up in C**: a ``map`` of a dict's ``__getitem__`` over the
+  ``zip`` of the plays gives, for each two-player trick (keyed by its two card names) or each
+  half of a four-player trick (keyed by the suit led and two names), the cards' bits, the
+  led-suit mask a card of another suit says its player no longer holds, and who wins (the
+  strengths carry the position, so the stronger half names the winner); the Python loop only
+  does the bit work. Spades-broken is tested only until the first trick that holds a spade.
+- **Memoised scoring** with the engine's own :func:`~spades_replay.engine.scoring.score_side`,
+  one memo per side, inline in the loop over hands; the running scores are plain ints.
 
-Unfinished hands, and house rules it does not know (:func:`known_rules`), are left to the
-engine: the verifier answers ``None`` for them.
+It knows every option of format 1.1. The bids are checked by the engine's own
+:func:`~spades_replay.engine.bidding.bid_violation` (only under rules that restrict them: bids
+are few), against the running scores before the hand; under ``first_lead: two_of_clubs`` the
+engine's :func:`~spades_replay.engine.tricks.opening_leader` names the holder of 2C after any
+exchange, who must lead it. Unfinished hands are left to the engine: the verifier answers
+``None`` for them.
 
 >>> from spades_replay.record.io import load
 >>> figures = verify(load("fixtures/two-player/mercy.json"))
@@ -39,15 +46,18 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Callable, Sequence
+from itertools import compress
 from typing import Any, NamedTuple
 
+from spades_replay.engine.bidding import bid_violation, bidding_order, rules_are_free
 from spades_replay.engine.cards import CARD_NAMES, FULL_DECK_MASK, NON_SPADES_MASK, SUIT_MASKS
-from spades_replay.engine.rules import LEFT_OF_DEALER, Rules
+from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, SideScore, end_reason, score_side
 from spades_replay.engine.seats import Seat, Side, Variant
+from spades_replay.engine.tricks import opening_leader, two_of_clubs_leads
 from spades_replay.record import models
 
-__all__ = ["GameFigures", "HandFigures", "known_rules", "rules_of_record", "verify"]
+__all__ = ["GameFigures", "HandFigures", "rules_of_record", "verify"]
 
 
 class HandFigures(NamedTuple):
@@ -83,53 +93,75 @@ class GameFigures(NamedTuple):
 BIT: dict[str, int] = {name: 1 << card for card, name in enumerate(CARD_NAMES)}
 """The bitmask of each card, by name."""
 
-_SPADE_STRENGTH = 100 * 4
-"""Strengths at or above this are spades (see :data:`_TRICK_TABLES`)."""
+
+def _strengths(led: int) -> list[int]:
+    """How strong each card is in a trick led in suit ``led``: a multiple of 4, so that adding
+    the card's position in the trick keeps it unique and the trick's ``max`` names its
+    winner (0 for a card that cannot win: neither a spade nor of the led suit)."""
+    return [
+        (100 + card - 39) * 4 if card >= 39 else (1 + card % 13) * 4 if card // 13 == led else 0
+        for card in range(52)
+    ]
 
 
-def _trick_table(led: int) -> dict[str, tuple[int, int, int]]:
-    """For a trick led in suit ``led``: each card's (bit, the led-suit mask that a player of
-    this card must no longer hold, strength). A strength is a multiple of 4 (0 for a card
-    that cannot win: neither a spade nor of the led suit), so that adding the card's position
-    in the trick keeps it unique and the trick's ``max`` names its winner."""
-    table = {}
-    for card, name in enumerate(CARD_NAMES):
-        suit, rank = divmod(card, 13)
-        must_not_hold = 0 if suit == led else SUIT_MASKS[led]
-        if suit == 3:
-            strength = (100 + rank) * 4
-        elif suit == led:
-            strength = (1 + rank) * 4
-        else:
-            strength = 0
-        table[name] = (1 << card, must_not_hold, strength)
-    return table
+def _must_not_hold(led: int) -> list[int]:
+    """The led-suit mask that the player of each card must no longer hold."""
+    return [0 if card // 13 == led else SUIT_MASKS[led] for card in range(52)]
 
 
-_TRICK_TABLES: dict[str, dict[str, tuple[int, int, int]]] = {
-    name: table
-    for suit, table in enumerate(_trick_table(led) for led in range(4))
-    for name in CARD_NAMES[13 * suit : 13 * suit + 13]
-}
-"""The trick table of the suit of each card, keyed by the card led."""
+_BITS = [1 << card for card in range(52)]
+_STRENGTHS = [_strengths(led) for led in range(4)]
+_MUST_NOT_HOLD = [_must_not_hold(led) for led in range(4)]
 
-_IS_SPADE: dict[str, bool] = {name: card >= 39 for card, name in enumerate(CARD_NAMES)}
-_BIDS: dict[int | str, Bid] = {**{bid: bid for bid in range(14)}, "blind_nil": BLIND_NIL}
-_DRAFT_OFFSETS = bytes.maketrans(b"KD", b"\x00\x01")
-_TURN_STARTS = tuple(range(0, 52, 2))
-
-
-def known_rules(rules: Rules) -> bool:
-    """Whether the verifier knows every option in force in ``rules``; records under any
-    other rules are left to the engine. The one place where it reads the options that shape
-    what is legal (scoring options go to the engine's own scoring)."""
-    return (
-        rules.nil_allowed
-        and rules.blind_nil_allowed
-        and rules.blind_nil_min_deficit is None
-        and rules.min_team_bid == 0
-        and rules.first_lead == LEFT_OF_DEALER
+_PAIRS: dict[tuple[str, str], tuple[int, int, int, int]] = {
+    (name_a, name_b): (
+        _BITS[a],
+        _BITS[b],
+        _MUST_NOT_HOLD[a // 13][b],
+        max(_STRENGTHS[a // 13][a], _STRENGTHS[a // 13][b] + 1),
     )
+    for a, name_a in enumerate(CARD_NAMES)
+    for b, name_b in enumerate(CARD_NAMES)
+}
+"""A trick's first two cards (all of a two-player trick), keyed by their names: their bits,
+the mask the second player must no longer hold, and the stronger one's strength with its
+position (odd: the second card is stronger)."""
+
+_SECOND_HALVES: dict[tuple[str, str, str], tuple[int, int, int, int, int]] = {
+    (suit, name_c, name_d): (
+        _BITS[c],
+        must_not_hold[c],
+        _BITS[d],
+        must_not_hold[d],
+        max(strengths[c] + 2, strengths[d] + 3),
+    )
+    for suit, strengths, must_not_hold in zip("CDHS", _STRENGTHS, _MUST_NOT_HOLD, strict=True)
+    for c, name_c in enumerate(CARD_NAMES)
+    for d, name_d in enumerate(CARD_NAMES)
+}
+"""The last two cards of a four-player trick, keyed by the suit led and their names: the
+bit and the mask each player must no longer hold, and the stronger one's strength with its
+position."""
+
+_SUIT_OF: dict[str, str] = {name: name[1] for name in CARD_NAMES}
+_BIDS: dict[int | str, Bid] = {**{bid: bid for bid in range(14)}, "blind_nil": BLIND_NIL}
+_DRAFT_SELECTORS = str.maketrans({"K": "\x01\x00", "D": "\x00\x01"})
+"""A draft turn's two cards, as ``compress`` selectors: the first is kept, or the second."""
+
+
+def _bids_legal(
+    variant: Variant, rules: Rules, dealer: Seat, bids: tuple[Bid, ...], scores: tuple[int, int]
+) -> bool:
+    """Whether the engine's :func:`~spades_replay.engine.bidding.bid_violation` finds every
+    bid of a hand begun at ``scores`` legal, each made in bidding order. (The engine takes a
+    two-player Blind Nil declaration before the other bid; only the team minimum depends on
+    the order, and it has no effect in two-player.)"""
+    made: list[Bid | None] = [None] * len(bids)
+    for seat in bidding_order(variant, dealer):
+        if bid_violation(variant, rules, seat, bids[seat], made, scores) is not None:
+            return False
+        made[seat] = bids[seat]
+    return True
 
 
 @functools.lru_cache(maxsize=256)
@@ -154,52 +186,44 @@ def rules_of_record(model: models.Rules) -> Rules:
 
 
 _MEMO_SIZE = 1 << 16
-"""At most this many side scores are kept per rule set (then the memo starts afresh)."""
-_MEMOS: dict[tuple[Variant, Rules], dict[tuple[int, ...], SideScore]] = {}
+"""At most this many side scores are kept per rule set and side (then the memo starts
+afresh)."""
+_Memo = dict[tuple[int, ...], tuple[tuple[Any, ...], int, int]]
+_MEMOS: dict[tuple[Variant, Rules], tuple[_Memo, _Memo]] = {}
 
 
-def _memo(variant: Variant, rules: Rules) -> dict[tuple[int, ...], SideScore]:
-    """The side scores already worked out under ``rules``, by :func:`_side_score`'s key."""
-    memo = _MEMOS.get((variant, rules))
-    if memo is None or len(memo) > _MEMO_SIZE:
+def _memos(variant: Variant, rules: Rules) -> tuple[_Memo, _Memo]:
+    """The side scores already worked out under ``rules``, for each side, by what
+    :func:`_scored` reads."""
+    memos = _MEMOS.get((variant, rules))
+    if memos is None or len(memos[0]) > _MEMO_SIZE or len(memos[1]) > _MEMO_SIZE:
         if len(_MEMOS) > 64:
             _MEMOS.clear()
-        memo = _MEMOS[(variant, rules)] = {}
-    return memo
+        memos = _MEMOS[(variant, rules)] = ({}, {})
+    return memos
 
 
-_new_tuple = tuple.__new__
-
-
-def _side_score(
-    memo: dict[tuple[int, ...], SideScore],
+def _scored(
+    memo: _Memo,
+    key: tuple[int, ...],
     variant: Variant,
     rules: Rules,
     side: Side,
     bids: tuple[Bid, ...],
     tricks: tuple[int, ...],
-    score_before: int,
     bags_before: int,
-) -> SideScore:
-    """The engine's :func:`~spades_replay.engine.scoring.score_side`, memoised on what it
-    reads (the side's bids and tricks, and its bags before the hand; the score before only
-    shifts the running score)."""
-    if len(bids) == 2:
-        key: tuple[int, ...] = (side, bids[side], tricks[side], bags_before)
-    else:
-        key = (side, bids[side], bids[side + 2], tricks[side], tricks[side + 2], bags_before)
-    score = memo.get(key)
-    if score is None:
-        score = memo[key] = score_side(
-            variant, rules, side, bids, tricks, score_before=0, bags_before=bags_before
-        )
-    if not score_before:
-        return score
-    # the same fields but the running score (a named tuple built in C, without its __new__)
-    running: SideScore = _new_tuple(
-        SideScore, (*score[:14], score_before + score.points, score.bags)
-    )
-    return running
+) -> tuple[tuple[Any, ...], int, int]:
+    """The engine's :func:`~spades_replay.engine.scoring.score_side` of ``side``, memoised
+    under ``key`` (the side's bids and tricks, and its bags before the hand: all it reads but
+    the score before, which only shifts the running score): every field before the running
+    score, the points of the hand, and the bags after it."""
+    score = score_side(variant, rules, side, bids, tricks, score_before=0, bags_before=bags_before)
+    found = memo[key] = (score[:14], score.points, score.bags)
+    return found
+
+
+_new_tuple = tuple.__new__
+"""Builds a named tuple in C, without its ``__new__``."""
 
 
 def _exchange2(
@@ -256,62 +280,94 @@ def _exchange4(hand: models.Hand4, bids: tuple[Bid, ...], holdings: list[int], l
     return True
 
 
-def _play2(plays: Sequence[str], holdings: list[int], leader: Seat, broken: bool) -> list[int]:
-    """Tricks won by each seat in a complete two-player hand, or ``[]`` if a card is
-    illegal. ``broken`` is whether spades may be led from the start."""
-    won = [0, 0]
-    tables = _TRICK_TABLES
-    # the holdings of the player to lead and of the other one, swapped when the lead passes
-    lead, other = (holdings[0], holdings[1]) if leader == 0 else (holdings[1], holdings[0])
+def _play2(
+    plays: Sequence[str], lead: int, other: int, leader: Seat, broken: bool
+) -> tuple[int, ...] | None:
+    """Tricks won by each seat in a complete two-player hand, or ``None`` if a card is
+    illegal. ``lead`` and ``other`` are the holdings of the player to lead, ``leader``, and of
+    the other one; ``broken`` is whether spades may be led from the start.
+
+    The tricks are looked up in C (a ``map`` over the pairs of plays), so the loop only does
+    the bit work; a bit above :data:`NON_SPADES_MASK` is a spade's."""
     it = iter(plays)
-    for a, b in zip(it, it, strict=True):
-        table = tables[a]
-        bit_a, _, strength_a = table[a]
-        bit_b, must_not_hold, strength_b = table[b]
-        if not broken:
-            if strength_a >= _SPADE_STRENGTH and lead & NON_SPADES_MASK:
-                return []
-            broken = strength_a >= _SPADE_STRENGTH or strength_b >= _SPADE_STRENGTH
+    tricks = map(_PAIRS.__getitem__, zip(it, it, strict=True))
+    second = 0  # tricks won by seat 1: the leader (0 or 1) added up after every trick
+    if not broken:
+        for bit_a, bit_b, must_not_hold, strength in tricks:
+            if bit_a > NON_SPADES_MASK and lead & NON_SPADES_MASK:
+                return None
+            lead ^= bit_a
+            other ^= bit_b
+            if other & must_not_hold:
+                return None
+            if strength & 1:
+                lead, other = other, lead
+                leader ^= 1
+            second += leader
+            if bit_a | bit_b > NON_SPADES_MASK:
+                break
+    for bit_a, bit_b, must_not_hold, strength in tricks:
         lead ^= bit_a
         other ^= bit_b
         if other & must_not_hold:
-            return []
-        if strength_b > strength_a:
+            return None
+        if strength & 1:
             lead, other = other, lead
-            leader = 1 - leader
-        won[leader] += 1
+            leader ^= 1
+        second += leader
     if lead | other:
-        return []
-    return won
+        return None
+    return 13 - second, second
 
 
-def _play4(plays: Sequence[str], holdings: list[int], leader: Seat, broken: bool) -> list[int]:
-    """Tricks won by each seat in a complete four-player hand, or ``[]`` if a card is
-    illegal. ``broken`` is whether spades may be led from the start."""
+def _play4(
+    plays: Sequence[str], holdings: list[int], leader: Seat, broken: bool
+) -> tuple[int, ...] | None:
+    """Tricks won by each seat in a complete four-player hand, or ``None`` if a card is
+    illegal. ``broken`` is whether spades may be led from the start.
+
+    Each trick is looked up in C, in two halves (a ``map`` over the pairs of plays), so the
+    loop only does the bit work; a bit above :data:`NON_SPADES_MASK` is a spade's."""
     won = [0, 0, 0, 0]
-    tables = _TRICK_TABLES
-    spade = _SPADE_STRENGTH
     others = NON_SPADES_MASK
+    firsts = map(_PAIRS.__getitem__, zip(plays[0::4], plays[1::4], strict=True))
+    seconds = map(
+        _SECOND_HALVES.__getitem__,
+        zip(map(_SUIT_OF.__getitem__, plays[0::4]), plays[2::4], plays[3::4], strict=True),
+    )
+    tricks = zip(firsts, seconds, strict=True)
     # the holdings in turn order from the player to lead, rotated when the lead passes
     h0, h1, h2, h3 = holdings[leader:] + holdings[:leader]
-    it = iter(plays)
-    for a, b, c, d in zip(it, it, it, it, strict=True):
-        table = tables[a]
-        bit_a, _, strength_a = table[a]
-        bit_b, not_b, strength_b = table[b]
-        bit_c, not_c, strength_c = table[c]
-        bit_d, not_d, strength_d = table[d]
-        if not broken:
-            if strength_a >= spade and h0 & others:
-                return []
-            broken = max(strength_a, strength_b, strength_c, strength_d) >= spade
+    if not broken:
+        for (bit_a, bit_b, not_b, first), (bit_c, not_c, bit_d, not_d, second) in tricks:
+            if bit_a > others and h0 & others:
+                return None
+            h0 ^= bit_a
+            h1 ^= bit_b
+            h2 ^= bit_c
+            h3 ^= bit_d
+            if h1 & not_b or h2 & not_c or h3 & not_d:
+                return None
+            offset = (first if first > second else second) & 3
+            if offset:
+                if offset == 1:
+                    h0, h1, h2, h3 = h1, h2, h3, h0
+                elif offset == 2:
+                    h0, h1, h2, h3 = h2, h3, h0, h1
+                else:
+                    h0, h1, h2, h3 = h3, h0, h1, h2
+                leader = (leader + offset) & 3
+            won[leader] += 1
+            if bit_a | bit_b | bit_c | bit_d > others:
+                break
+    for (bit_a, bit_b, not_b, first), (bit_c, not_c, bit_d, not_d, second) in tricks:
         h0 ^= bit_a
         h1 ^= bit_b
         h2 ^= bit_c
         h3 ^= bit_d
         if h1 & not_b or h2 & not_c or h3 & not_d:
-            return []
-        offset = max(strength_a, strength_b + 1, strength_c + 2, strength_d + 3) & 3
+            return None
+        offset = (first if first > second else second) & 3
         if offset:
             if offset == 1:
                 h0, h1, h2, h3 = h1, h2, h3, h0
@@ -322,50 +378,61 @@ def _play4(plays: Sequence[str], holdings: list[int], leader: Seat, broken: bool
             leader = (leader + offset) & 3
         won[leader] += 1
     if h0 | h1 | h2 | h3:
-        return []
-    return won
+        return None
+    return tuple(won)
 
 
 def verify(record: models.AnyRecord) -> GameFigures | None:
     """The figures of ``record`` if it is clean (every action legal, every claim right),
     else ``None``: then :func:`spades_replay.replay.check` says why. ``None`` also when the
-    record has an unfinished hand or house rules the verifier does not know."""
+    record has an unfinished hand."""
     rules = rules_of_record(record.rules)
-    if not known_rules(rules):
-        return None
     two = isinstance(record, models.TwoPlayerRecord)
     variant = Variant.TWO_PLAYER if two else Variant.FOUR_PLAYER
+    free = rules_are_free(rules)
+    clubs_lead = two_of_clubs_leads(variant, rules)
     count = 2 if two else 4
     limit = rules.blind_nil_exchange
     broken = not rules.spades_must_be_broken
+    target = rules.target_score
+    lose = rules.lose_score
+    if lose is None:
+        lose = -(1 << 62)  # lower than any score a record can reach
     bid_of = _BIDS.__getitem__
     bit = BIT.__getitem__
     dealer = record.first_dealer
-    scores = (0, 0)
-    bags = (0, 0)
+    score0 = score1 = bags0 = bags1 = 0
     decided = False
     winner: Side | None = None
     reason: str | None = None
     figures = []
-    memo = _memo(variant, rules)
+    memo0, memo1 = _memos(variant, rules)
     for hand in record.hands:
         if decided:
             return None
         bids = tuple(map(bid_of, hand.bids))
+        if not free and not _bids_legal(variant, rules, dealer, bids, (score0, score1)):
+            return None
+        plays = hand.plays
         if isinstance(hand, models.Hand2):
-            deck = hand.deck
-            if len(set(deck)) != 52 or len(hand.plays) != 26:
+            if len(plays) != 26:
                 return None
-            offsets = hand.draft.encode("ascii").translate(_DRAFT_OFFSETS)
-            kept = list(map(deck.__getitem__, map(int.__add__, _TURN_STARTS, offsets)))
-            holdings = [sum(map(bit, kept[0::2])), sum(map(bit, kept[1::2]))]
+            bits = list(map(bit, hand.deck))
+            if sum(bits) != FULL_DECK_MASK:
+                return None
+            kept = list(compress(bits, hand.draft.translate(_DRAFT_SELECTORS).encode()))
+            holdings = [sum(kept[0::2]), sum(kept[1::2])]
             if dealer:
                 holdings.reverse()
             if hand.exchanges and not _exchange2(hand, bids, holdings, dealer, limit):
                 return None
-            won = _play2(hand.plays, holdings, 1 - dealer, broken)
+            tricks = _play2(plays, holdings[1 - dealer], holdings[dealer], 1 - dealer, broken)
+            if tricks is None:
+                return None
+            key0: tuple[int, ...] = (bids[0], tricks[0], bags0)
+            key1: tuple[int, ...] = (bids[1], tricks[1], bags1)
         else:
-            if len(hand.plays) != 52:
+            if len(plays) != 52:
                 return None
             first_seat, second_seat, third_seat, fourth_seat = hand.deal
             holdings = [
@@ -378,33 +445,58 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
                 return None
             if hand.exchanges and not _exchange4(hand, bids, holdings, limit):
                 return None
-            won = _play4(hand.plays, holdings, (dealer + 1) & 3, broken)
-        if not won:
-            return None
-        tricks = tuple(won)
-        first = _side_score(memo, variant, rules, 0, bids, tricks, scores[0], bags[0])
-        second = _side_score(memo, variant, rules, 1, bids, tricks, scores[1], bags[1])
-        scores = (first.score, second.score)
-        bags = (first.bags, second.bags)
+            if clubs_lead:
+                if plays[0] != "2C":
+                    return None
+                leader = opening_leader(variant, rules, dealer, holdings)
+            else:
+                leader = (dealer + 1) & 3
+            tricks = _play4(plays, holdings, leader, broken)
+            if tricks is None:
+                return None
+            key0 = (bids[0], bids[2], tricks[0], tricks[2], bags0)
+            key1 = (bids[1], bids[3], tricks[1], tricks[3], bags1)
+        head0, points0, bags0 = memo0.get(key0) or _scored(
+            memo0, key0, variant, rules, 0, bids, tricks, bags0
+        )
+        head1, points1, bags1 = memo1.get(key1) or _scored(
+            memo1, key1, variant, rules, 1, bids, tricks, bags1
+        )
+        score0 += points0
+        score1 += points1
         claim = hand.result
         if claim is not None and (
             (claim.tricks is not None and claim.tricks != tricks)
-            or (claim.points is not None and claim.points != (first.points, second.points))
-            or (claim.scores is not None and claim.scores != scores)
-            or (claim.bags is not None and claim.bags != bags)
+            or (claim.points is not None and claim.points != (points0, points1))
+            or (claim.scores is not None and claim.scores != (score0, score1))
+            or (claim.bags is not None and claim.bags != (bags0, bags1))
         ):
             return None
-        figures.append(_new_tuple(HandFigures, (dealer, bids, tricks, (first, second))))
-        reason = end_reason(rules, scores)
-        if reason is not None:
-            winner = 0 if scores[0] > scores[1] else 1
-            decided = True
+        sides = (
+            _new_tuple(SideScore, (*head0, score0, bags0)),
+            _new_tuple(SideScore, (*head1, score1, bags1)),
+        )
+        figures.append(_new_tuple(HandFigures, (dealer, bids, tricks, sides)))
+        if score0 >= target or score1 >= target or score0 <= lose or score1 <= lose:
+            reason = end_reason(rules, (score0, score1))
+            if reason is not None:
+                winner = 0 if score0 > score1 else 1
+                decided = True
         dealer = dealer + 1 if dealer + 1 < count else 0
+    scores = (score0, score1)
     game_claim = record.result
     if game_claim is not None and (
         not decided or game_claim.winner != winner or game_claim.scores != scores
     ):
         return None
     return GameFigures(
-        variant, rules, tuple(figures), decided, winner, reason, scores, bags, len(figures)
+        variant,
+        rules,
+        tuple(figures),
+        decided,
+        winner,
+        reason,
+        scores,
+        (bags0, bags1),
+        len(figures),
     )

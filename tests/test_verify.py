@@ -3,19 +3,21 @@
 This is the verifier's contract. On every record it says "clean" only when ``check()`` finds
 no problem, and then its figures are the engine's to the last field; it says "not clean" for
 every record ``check()`` rejects (and may say so for a valid record it leaves to the engine:
-an unfinished hand, house rules it does not know). End to end, ``verify_bytes`` (the fast
+one with an unfinished hand). End to end, ``verify_bytes`` (the fast
 path) gives the same report as ``check_bytes`` (the engine alone), and the stats rows built
 from the verifier's figures equal those built from a full replay.
 
-The records: every fixture and conformance record, simulated games of both variants under
-random house rules and with random players, every mutation kind of the fuzz test (a few
-hundred here; ``./dev fuzz`` runs them by the ten thousand), and targeted exchange, draft,
-play and claim mutants.
+The records: every fixture and conformance record (1.0 and 1.1), simulated games of both
+variants under random house rules (every option of format 1.1) and with random players, every
+mutation kind of the fuzz test (a few hundred here; ``./dev fuzz`` runs them by the ten
+thousand), and targeted exchange, draft, play and claim mutants, and mutants that break or
+change each house rule that shapes what is legal (bids, the first lead, spades breaking).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import gzip
 import os
 import random
@@ -38,20 +40,19 @@ from spades_replay.simulate import simulate_game
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.tables import TableRows
 from spades_replay.validate import check_bytes, verify_bytes
-from spades_replay.verify import GameFigures, known_rules, rules_of_record, verify
+from spades_replay.verify import GameFigures, rules_of_record, verify
 
-from .conftest import CONFORMANCE, FIXTURES
+from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
 from .test_fuzz import mutated
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
 
 
 def unsure(record: models.AnyRecord) -> bool:
-    """Whether the verifier may leave a valid record to the engine."""
+    """Whether the verifier may leave a valid record to the engine: it has an unfinished
+    hand."""
     full = 26 if record.variant == "two-player" else 52
-    return any(len(hand.plays) != full for hand in record.hands) or not known_rules(
-        rules_of_record(record.rules)
-    )
+    return any(len(hand.plays) != full for hand in record.hands)
 
 
 def agree(record: models.AnyRecord) -> GameFigures | None:
@@ -98,12 +99,18 @@ def fixture_records() -> Iterator[tuple[str, bytes]]:
 
 
 FIXTURE_RECORDS = list(fixture_records())
-CONFORMANCE_RECORDS = sorted(CONFORMANCE.rglob("*.json"))
+CONFORMANCE_RECORDS = sorted(
+    path
+    for folder in (CONFORMANCE, CONFORMANCE_1_1)
+    for path in folder.rglob("*.json")
+    if path.name not in ("EXPECTED.json", "RESCORE.json", "REFUSED.json")
+)
 
 
 def test_the_sets_are_there() -> None:
     assert len(FIXTURE_RECORDS) > 50
-    assert len(CONFORMANCE_RECORDS) > 60
+    assert sum(CONFORMANCE in path.parents for path in CONFORMANCE_RECORDS) > 60
+    assert sum(CONFORMANCE_1_1 in path.parents for path in CONFORMANCE_RECORDS) > 80
 
 
 @pytest.mark.parametrize(("name", "data"), FIXTURE_RECORDS, ids=[n for n, _ in FIXTURE_RECORDS])
@@ -111,7 +118,9 @@ def test_fixtures(name: str, data: bytes) -> None:
     agree_bytes(data)
 
 
-@pytest.mark.parametrize("path", CONFORMANCE_RECORDS, ids=lambda path: path.name)
+@pytest.mark.parametrize(
+    "path", CONFORMANCE_RECORDS, ids=lambda path: f"{path.parent.parent.name}/{path.name}"
+)
 def test_conformance(path: Path) -> None:
     agree_bytes(path.read_bytes())
 
@@ -131,8 +140,8 @@ def test_valid_complete_fixtures_are_verified_without_the_engine() -> None:
 
 
 def random_rules(rng: random.Random) -> Rules:
-    """House rules a format 1.0 record can hold, drawn at random (a low target keeps the
-    games short)."""
+    """House rules drawn at random, every option of format 1.1 (a low target keeps the games
+    short)."""
     target = rng.choice([100, 200, 300, 500])
     return Rules(
         target_score=target,
@@ -144,6 +153,13 @@ def random_rules(rng: random.Random) -> Rules:
         failed_nil_tricks_count_as_bags=rng.random() < 0.5,
         failed_nil_tricks_help_partner=rng.random() < 0.5,
         lose_score=rng.choice([None, -100, -200]),
+        nil_allowed=rng.random() < 0.7,
+        blind_nil_allowed=rng.random() < 0.7,
+        blind_nil_min_deficit=rng.choice([None, None, 0, 50, 100]),
+        min_team_bid=rng.choice([0, 0, 2, 4, 9]),
+        first_lead=rng.choice(["left_of_dealer", "two_of_clubs"]),
+        spades_must_be_broken=rng.random() < 0.7,
+        double_contract_from=rng.choice([None, None, 5, 10]),
     )
 
 
@@ -153,7 +169,7 @@ def simulated(variant: Variant, count: int, seed: int) -> list[models.AnyRecord]
     rng = random.Random(seed)
     records = []
     for index in range(count):
-        bots = [RandomBot() for _ in range(variant.seat_count)] if index % 2 else None
+        bots = [RandomBot(0.2) for _ in range(variant.seat_count)] if index % 2 else None
         records.append(
             simulate_game(
                 variant,
@@ -177,6 +193,26 @@ def test_simulated_games_under_random_house_rules(variant: Variant) -> None:
     for record in SIMULATED[variant]:
         assert agree(record) is not None, "a simulated game is clean"
         assert agree_bytes(dumps(record))
+
+
+DEFAULTS = Rules()
+OPTIONS_11 = (
+    "nil_allowed",
+    "blind_nil_allowed",
+    "blind_nil_min_deficit",
+    "min_team_bid",
+    "first_lead",
+    "spades_must_be_broken",
+    "double_contract_from",
+)
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_simulated_games_draw_every_option(variant: Variant) -> None:
+    """Every option of the rules is off its default in some simulated game."""
+    drawn = [rules_of_record(record.rules) for record in SIMULATED[variant]]
+    for option in (field.name for field in dataclasses.fields(Rules)):
+        assert any(getattr(rules, option) != getattr(DEFAULTS, option) for rules in drawn), option
 
 
 def test_simulated_games_hold_exchanges() -> None:
@@ -379,6 +415,141 @@ def test_targeted_mutants(base: int) -> None:
     valid = sum(agree_bytes(orjson.dumps(mutant)) for mutant in mutants)
     assert len(mutants) > 40
     assert valid < len(mutants)
+
+
+# House-rule mutants: the options that shape what is legal, broken or changed.
+
+OPTION_VALUES: dict[str, list[Any]] = {
+    "nil_allowed": [True, False],
+    "blind_nil_allowed": [True, False],
+    "blind_nil_min_deficit": [None, 0, 30, 100, 200],
+    "min_team_bid": [0, 2, 4, 9, 13],
+    "first_lead": ["left_of_dealer", "two_of_clubs"],
+    "spades_must_be_broken": [True, False],
+    "double_contract_from": [None, 5, 10],
+}
+
+
+def _house_bases(variant: Variant, seed: int) -> list[dict[str, Any]]:
+    """Short games between random players (who bid Nil and Blind Nil often) under random
+    house rules."""
+    rng = random.Random(seed)
+    return [
+        orjson.loads(
+            dumps(
+                simulate_game(
+                    variant,
+                    seed=rng.randrange(2**32),
+                    rules=random_rules(rng),
+                    bots=[RandomBot(0.3) for _ in variant.seats],
+                    max_hands=6,
+                )
+            )
+        )
+        for _ in range(6)
+    ]
+
+
+HOUSE_BASES = [
+    *_house_bases(Variant.TWO_PLAYER, 21),
+    *_house_bases(Variant.FOUR_PLAYER, 22),
+]
+
+
+def _cut(data: dict[str, Any], index: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A copy of the game up to hand ``index`` with no claims for that hand or the game, so
+    that a change to the hand decides the verdict alone; and that hand."""
+    copied = copy.deepcopy(data)
+    copied["hands"] = copied["hands"][: index + 1]
+    copied.pop("result", None)
+    hand = copied["hands"][index]
+    hand.pop("result", None)
+    return copied, hand
+
+
+def _rule_mutants(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The game relabelled with every other value of each option."""
+    for option, values in OPTION_VALUES.items():
+        for value in values:
+            if data["rules"][option] != value:
+                copied = copy.deepcopy(data)
+                copied["rules"][option] = value
+                yield copied
+                copied, _ = _cut(copied, len(copied["hands"]) - 1)
+                yield copied
+
+
+def _bid_mutants(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Each bid of the first hands replaced by Nil, Blind Nil (with no exchange) and small
+    numbers: Nil where it is not allowed, Blind Nil without the deficit, a short team."""
+    for index, hand in enumerate(data["hands"][:4]):
+        for seat in range(len(hand["bids"])):
+            for bid in (0, "blind_nil", 1, 2, 4):
+                if hand["bids"][seat] == bid:
+                    continue
+                copied, target = _cut(data, index)
+                if hand["bids"][seat] == "blind_nil":
+                    target.pop("exchanges", None)
+                target["bids"][seat] = bid
+                yield copied
+        if len(hand["bids"]) == 4:
+            for team in ((0, 0), (0, 1), (1, 1), (0, "blind_nil")):
+                for side in (0, 1):
+                    copied, target = _cut(data, index)
+                    target.pop("exchanges", None)
+                    target["bids"][side], target["bids"][side + 2] = team
+                    yield copied
+
+
+def _first_lead_mutants(data: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The first card of a hand swapped with another of its trick or a later one, and (in a
+    four-player hand without exchanges) with a later card of the leader's own."""
+    for index, hand in enumerate(data["hands"][:3]):
+        plays = hand["plays"]
+        for other in (1, 2, 3, 4, 9):
+            if other < len(plays):
+                copied, target = _cut(data, index)
+                target["plays"][0], target["plays"][other] = plays[other], plays[0]
+                yield copied
+        if "deal" not in hand or "exchanges" in hand or not plays:
+            continue
+        own = next(cards for cards in hand["deal"] if plays[0] in cards)
+        for card in own[:6]:
+            if card != plays[0] and card in plays:
+                other = plays.index(card)
+                copied, target = _cut(data, index)
+                target["plays"][0], target["plays"][other] = plays[other], plays[0]
+                yield copied
+
+
+@pytest.mark.parametrize("base", range(len(HOUSE_BASES)))
+def test_house_rule_mutants(base: int) -> None:
+    data = HOUSE_BASES[base]
+    assert agree_bytes(orjson.dumps(data))
+    mutants = [*_rule_mutants(data), *_bid_mutants(data), *_first_lead_mutants(data)]
+    verdicts = [agree_bytes(orjson.dumps(mutant)) for mutant in mutants]
+    assert any(verdicts)
+    assert not all(verdicts)
+
+
+def test_house_rule_mutants_break_every_option() -> None:
+    """The house-rule mutants reach every rule code of the options that shape what is
+    legal, so the verifier is held equal to the engine on each."""
+    codes = set()
+    for data in HOUSE_BASES:
+        mutants = [*_rule_mutants(data), *_bid_mutants(data), *_first_lead_mutants(data)]
+        for mutant in mutants:
+            report, _ = check_bytes(orjson.dumps(mutant))
+            codes.update(problem.code.value for problem in report.problems)
+    for code in (
+        "bid.nil-not-allowed",
+        "bid.blind-nil-not-allowed",
+        "bid.blind-nil-deficit",
+        "bid.min-team-bid",
+        "play.first-lead",
+        "play.spades-not-broken",
+    ):
+        assert code in codes, code
 
 
 def rows_by_replay(records: list[models.AnyRecord]) -> TableRows:

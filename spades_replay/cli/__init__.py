@@ -8,46 +8,41 @@ Every command exits with a documented code (docs/cli.md): 0 success (every recor
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Sequence
+from types import ModuleType
 
 from spades_replay import __version__
-from spades_replay.cli import (
-    analyze_cmd,
-    dashboard_cmd,
-    export_cmd,
-    import_cmd,
-    ingest_cmd,
-    migrate_cmd,
-    query_cmd,
-    replay_cmd,
-    rescore_cmd,
-    schema_cmd,
-    simulate_cmd,
-    stats_cmd,
-    validate_cmd,
-)
 from spades_replay.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
 COMMANDS = (
-    validate_cmd,
-    replay_cmd,
-    analyze_cmd,
-    stats_cmd,
-    rescore_cmd,
-    simulate_cmd,
-    schema_cmd,
-    dashboard_cmd,
-    migrate_cmd,
-    import_cmd,
-    export_cmd,
-    ingest_cmd,
-    query_cmd,
+    "validate",
+    "replay",
+    "analyze",
+    "stats",
+    "rescore",
+    "simulate",
+    "schema",
+    "dashboard",
+    "migrate",
+    "import",
+    "export",
+    "ingest",
+    "query",
 )
+"""Every command, in the order ``--help`` lists them; each is the module
+``spades_replay.cli.<name>_cmd``, imported only when it is needed."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser of every command."""
+def command_module(name: str) -> ModuleType:
+    """The module of command ``name``."""
+    return importlib.import_module(f"spades_replay.cli.{name}_cmd")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of command ``only`` (then only its module is
+    imported: a command's start-up does not pay for the others')."""
     parser = argparse.ArgumentParser(
         prog="spades-replay",
         description="Validate, replay and analyse recorded games of Spades.",
@@ -56,15 +51,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"spades-replay {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMANDS:
-        module.register(commands)
+    for name in COMMANDS if only is None else (only,):
+        command_module(name).register(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    parser = build_parser()
-    arguments = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
+    arguments = parser.parse_args(words)
     try:
         code: int = arguments.run(arguments)
     except UsageError as error:

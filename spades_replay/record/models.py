@@ -162,6 +162,9 @@ class Model(BaseModel):
         serialize_by_alias=True,
         json_schema_extra=_extension_schema,
         hide_input_in_errors=False,
+        # each model's own validator is built on first use: loading goes through the one
+        # adapter below, so a command that only loads records never builds them
+        defer_build=True,
     )
     __pydantic_extra__: dict[ExtensionKey, ExtensionValue] = Field(init=False)
 
