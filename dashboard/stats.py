@@ -107,12 +107,16 @@ def count(tables: Tables, filters: Filters) -> Counted | None:
     )
 
 
-def _tables(context: Context) -> Tables:
+def _tables(context: Context, *, cached: bool = True) -> Tables:
     """The tables of the games that pass the filters: of a store, asked of it (the uploads'
-    after them); else those the sidebar kept."""
+    after them; ``cached``: kept, else read anew); else those the sidebar kept."""
     if context.store is None:
         return context.view
-    stored = store.tables(context.store.directory, context.store.key, context.filters)
+    directory, filters = context.store.directory, context.filters
+    if cached:
+        stored = store.tables(directory, context.store.key, filters)
+    else:
+        stored = store.read_tables(directory, filters)
     return store.with_uploads(stored, context.view, context.store.games.height)
 
 
@@ -121,8 +125,9 @@ def _stored(
     directory: str, key: str, filters: Filters, uploads: tuple[str, ...], _context: Context
 ) -> Counted | None:
     """:func:`count` of a store's games that pass the filters, and of the uploads' (by
-    digest): the same for every session, so kept once for all, as built."""
-    return count(_tables(_context), filters)
+    digest): the same for every session, so kept once for all, as built. The tables are
+    read for it and let go (keeping them in Streamlit's data cache costs their pickling)."""
+    return count(_tables(_context, cached=False), filters)
 
 
 def render() -> None:
