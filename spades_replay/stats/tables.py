@@ -14,6 +14,7 @@ docs/stats.md.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -96,8 +97,10 @@ GAME_SCHEMA: dict[str, Any] = {
 """The columns of the game table, in order, with their types."""
 
 
+@functools.lru_cache(maxsize=256)
 def rules_label(rules: Rules) -> str:
-    """A short, stable name for a rule set: ``standard``, or the options that differ from it.
+    """A short, stable name for a rule set: ``standard``, or the options that differ from it
+    (kept per rule set: a corpus has few, and every game asks).
 
     >>> rules_label(Rules()), rules_label(Rules(lose_score=-200, target_score=300))
     ('standard', 'target_score=300 lose_score=-200')
