@@ -1,8 +1,10 @@
-"""The corpus store benchmark: ``./dev bench store [--quick | --large] [--write-docs]``.
+"""The corpus store benchmark:
+``./dev bench store [--quick | --large | --games N] [--write-docs]``.
 
 On a simulated corpus of 100,000 games, half of each variant (``--quick``: 4,000; ``--large``:
-1,000,000), simulated once and kept in ``benchmarks/out/``, and a store of it built once per
-run, it measures with the commands a user runs (wall time, each a fresh process):
+1,000,000; ``--games``: N, for a machine too slow to simulate the full corpus in time),
+simulated once and kept in ``benchmarks/out/``, and a store of it built once per run, it
+measures with the commands a user runs (wall time, each a fresh process):
 
 - ``ingest --jobs 1`` against ``validate --jobs 1`` on the same files (throughput ratio;
   target >= 0.8), with the peak resident memory of the ingest process (VmHWM; target <= 300
@@ -299,10 +301,12 @@ def main() -> None:
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true", help="4,000 games")
     size.add_argument("--large", action="store_true", help="1,000,000 games")
+    size.add_argument("--games", type=int, metavar="N", help="N games")
     parser.add_argument("--write-docs", action="store_true", help="put the figures in docs/")
     arguments = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     games = 4_000 if arguments.quick else 1_000_000 if arguments.large else 100_000
+    games = arguments.games or games
     folder = corpus(games)
     results: dict[str, Any] = {
         "when": time.strftime("%Y-%m-%d %H:%M"),

@@ -303,13 +303,13 @@ def final_scores(games: pl.DataFrame) -> go.Figure:
     figure = go.Figure(
         [
             go.Histogram(
-                x=winners.to_series().to_list(),
+                x=winners.to_series().shrink_dtype().to_numpy(),
                 name="winner",
                 marker_color="#4c78a8",
                 opacity=0.75,
             ),
             go.Histogram(
-                x=losers.to_series().to_list(),
+                x=losers.to_series().shrink_dtype().to_numpy(),
                 name="loser",
                 marker_color="#b82e2e",
                 opacity=0.75,
@@ -332,7 +332,10 @@ def hand_points(side_hands: pl.DataFrame) -> go.Figure:
     figure = go.Figure(
         [
             go.Histogram(
-                x=side_hands.filter(pl.col("variant") == variant).get_column("points").to_list(),
+                x=side_hands.filter(pl.col("variant") == variant)
+                .get_column("points")
+                .shrink_dtype()
+                .to_numpy(),
                 name=variant,
                 marker_color=colour,
                 opacity=0.75,

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from dataclasses import dataclass
 
+import plotly.graph_objects as go  # type: ignore[import-untyped]
 import polars as pl
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -16,6 +18,7 @@ from spades_replay.stats.tables import Tables, rules_legend, short_rules_label
 
 from . import data, figures, store
 from .markup import md, plain
+from .selection import Filters
 from .widgets import Context, current
 
 CORPUS_TIME_CAP = 10.0
@@ -64,61 +67,128 @@ def short_rules(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+@dataclass(frozen=True)
+class Counted:
+    """What the page shows of the games that pass the filters: the counts, the player and
+    variant metrics (the players filtered), the charts by their keys (none when no player has
+    a complete hand), and, for the analysis, the games' numbers and four-player hands."""
+
+    games: int
+    complete: int
+    hands: int
+    four_hands: int
+    numbers: tuple[int, ...]
+    players: pl.DataFrame
+    variants: pl.DataFrame
+    charts: dict[str, go.Figure]
+
+
+def count(tables: Tables, filters: Filters) -> Counted | None:
+    """The page's figures of ``tables``; ``None`` when there is no game."""
+    games = tables.games
+    if games.height == 0:
+        return None
+    sides = tables.side_hands
+    players = player_metrics(tables)
+    if filters.players:
+        players = players.filter(pl.col("player_key").is_in(filters.players))
+    variants = pl.DataFrame()
+    charts: dict[str, go.Figure] = {}
+    if players.height:
+        variants = variant_metrics(tables)
+        charts = {
+            "chart_nil": figures.nil_success(players),
+            "chart_accuracy": figures.bid_accuracy(players),
+            "chart_wins": figures.win_rates(players),
+            "chart_bags_per_hand": figures.bags_per_hand(players),
+            "chart_final_scores": figures.final_scores(games),
+            "chart_hand_points": figures.hand_points(sides),
+        }
+    return Counted(
+        games.height,
+        games.filter(pl.col("complete")).height,
+        sides.height // 2,
+        sides.filter(pl.col("variant") == "four-player").height // 2,
+        tuple(games.get_column("game").to_list()),
+        players,
+        variants,
+        charts,
+    )
+
+
+def _tables(context: Context, *, cached: bool = True) -> Tables:
+    """The tables of the games that pass the filters: of a store, asked of it (the uploads'
+    after them; ``cached``: kept, else read anew); else those the sidebar kept."""
+    if context.store is None:
+        return context.view
+    directory, filters = context.store.directory, context.filters
+    if cached:
+        stored = store.tables(directory, context.store.key, filters)
+    else:
+        stored = store.read_tables(directory, filters)
+    return store.with_uploads(stored, context.view, context.store.games.height)
+
+
+@st.cache_resource(show_spinner="Counting the games…", max_entries=8)
+def _stored(
+    directory: str, key: str, filters: Filters, uploads: tuple[str, ...], _context: Context
+) -> Counted | None:
+    """:func:`count` of a store's games that pass the filters, and of the uploads' (by
+    digest): the same for every session, so kept once for all, as built. The tables are
+    read for it and let go (keeping them in Streamlit's data cache costs their pickling)."""
+    return count(_tables(_context, cached=False), filters)
+
+
 def render() -> None:
     """Draw the page."""
     st.title("Corpus stats")
     context = current()
-    tables = context.view
-    if context.store is not None:
-        stored = store.tables(context.store.directory, context.store.key, context.filters)
-        tables = store.with_uploads(stored, tables, context.store.games.height)
-    games = tables.games
-    if games.height == 0:
+    if context.store is None:
+        counted = count(context.view, context.filters)
+    else:
+        directory, key = context.store.directory, context.store.key
+        counted = _stored(directory, key, context.filters, tuple(context.uploads), context)
+    if counted is None:
         st.info("No game to count: nothing is loaded, or nothing passes the filters.")
         return
-    players = player_metrics(tables)
-    if context.filters.players:
-        players = players.filter(pl.col("player_key").is_in(context.filters.players))
+    players = counted.players
     columns = st.columns(4)
-    columns[0].metric("Games", games.height)
-    columns[1].metric("Complete games", games.filter(pl.col("complete")).height)
-    columns[2].metric("Complete hands", tables.side_hands.height // 2)
+    columns[0].metric("Games", counted.games)
+    columns[1].metric("Complete games", counted.complete)
+    columns[2].metric("Complete hands", counted.hands)
     columns[3].metric("Players", players.get_column("player_key").n_unique())
     if players.height == 0:
         st.info("No complete hand among these games yet: there is nothing to count.")
         return
-    st.plotly_chart(figures.nil_success(players), key="chart_nil")
-    st.plotly_chart(figures.bid_accuracy(players), key="chart_accuracy")
-    st.plotly_chart(figures.win_rates(players), key="chart_wins")
-    st.plotly_chart(figures.bags_per_hand(players), key="chart_bags_per_hand")
+    for name in ("chart_nil", "chart_accuracy", "chart_wins", "chart_bags_per_hand"):
+        st.plotly_chart(counted.charts[name], key=name)
     left, right = st.columns(2)
-    left.plotly_chart(figures.final_scores(games), key="chart_final_scores")
-    right.plotly_chart(figures.hand_points(tables.side_hands), key="chart_hand_points")
+    left.plotly_chart(counted.charts["chart_final_scores"], key="chart_final_scores")
+    right.plotly_chart(counted.charts["chart_hand_points"], key="chart_hand_points")
     st.subheader("Players")
     st.caption("Every rate beside its counts; grouped by player, variant and rules.")
     st.dataframe(short_rules(players), hide_index=True, column_config=PLAYER_COLUMNS, key="players")
     st.subheader("Variants and rules")
     st.dataframe(
-        short_rules(variant_metrics(tables)),
+        short_rules(counted.variants),
         hide_index=True,
         column_config=VARIANT_COLUMNS,
         key="variants",
     )
-    legend = rules_legend(games.get_column("rules").to_list())
+    legend = rules_legend(counted.variants.get_column("rules").to_list())
     if any(short != key for short, key in legend):
         st.caption(
             "Rules: " + "; ".join(f"**{md(short, 40)}**: {md(key, 300)}" for short, key in legend)
         )
-    _analysis(context, tables)
+    _analysis(context, counted)
 
 
-def _analysis(context: Context, tables: Tables) -> None:
+def _analysis(context: Context, counted: Counted) -> None:
     """The tricks lost by misplays: the button that asks for the analysis of every complete
-    hand shown (with a warning when four-player hands make it slow), then its figures."""
+    hand shown (with a warning when four-player hands make it slow), then its figures; the
+    tables are read only then."""
     st.subheader("Tricks lost by misplays (double dummy)")
-    sides = tables.side_hands
-    hands = sides.height // 2
-    four = sides.filter(pl.col("variant") == "four-player").height // 2
+    hands, four = counted.hands, counted.four_hands
     st.caption(
         "Every complete hand solved with every hand known, both sides playing perfectly for "
         "tricks: the tricks each card cost its player's side, added up per player. A hand "
@@ -143,7 +213,7 @@ def _analysis(context: Context, tables: Tables) -> None:
     jobs = middle.number_input(
         "Worker processes", min_value=1, max_value=cores, value=cores, key="corpus_jobs"
     )
-    numbers = tables.games.get_column("game").to_list()
+    numbers = counted.numbers
     if context.store is not None:
         # the manifest's digest and the numbers name the games of a store (no ref per game)
         games = (context.store.key, *map(str, numbers))
@@ -159,6 +229,7 @@ def _analysis(context: Context, tables: Tables) -> None:
         st.session_state[REQUESTED] = request
     if st.session_state.get(REQUESTED) != request:
         return
+    tables = _tables(context)
     result = data.corpus_analysis(
         context.loaded, tables, context.uploads, time_cap=time_cap, jobs=jobs
     )

@@ -137,8 +137,7 @@ def game_numbers(directory: str, key: str, filters: Filters) -> list[int]:
     return [row[0] for row in rows]
 
 
-@st.cache_data(show_spinner="Reading the store…", max_entries=8)
-def tables(directory: str, key: str, filters: Filters) -> Tables:
+def read_tables(directory: str, filters: Filters) -> Tables:
     """The stats tables of the games that pass the filters, the filters pushed down."""
     condition, parameters = _where(filters)
     connection = connect(Store.open(directory))
@@ -166,6 +165,12 @@ def tables(directory: str, key: str, filters: Filters) -> Tables:
         )
     finally:
         connection.close()
+
+
+@st.cache_data(show_spinner="Reading the store…", max_entries=8)
+def tables(directory: str, key: str, filters: Filters) -> Tables:
+    """:func:`read_tables`, cached on the store's directory and manifest digest."""
+    return read_tables(directory, filters)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -100,7 +100,7 @@ GAME_SCHEMA: dict[str, Any] = {
 @functools.lru_cache(maxsize=256)
 def rules_label(rules: Rules) -> str:
     """A short, stable name for a rule set: ``standard``, or the options that differ from it
-    (memoised: every game's rows carry it, and working it out takes hundreds of µs).
+    (kept per rule set: a corpus has few, and every game asks).
 
     >>> rules_label(Rules()), rules_label(Rules(lose_score=-200, target_score=300))
     ('standard', 'target_score=300 lose_score=-200')
