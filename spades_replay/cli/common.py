@@ -14,6 +14,7 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
+from spades_replay.atomic import write_bytes_atomic
 from spades_replay.corpus import STDIN, STDIN_NAME, Source, Task, is_corpus, read_task
 from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import InputError, Problem
@@ -239,6 +240,19 @@ def print_problem(console: Console, problem: Problem, indent: str = "  ") -> Non
         console.print(Text(f"{indent}  legal: {' '.join(problem.legal)}", style="dim"))
     pointer = safe(problem.pointer, 300) or "/"
     console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
+
+
+def write_output(output: str | None, data: bytes) -> None:
+    """Write a command's output: to ``output`` atomically (a usage error if it cannot be
+    written), else to standard output."""
+    if output:
+        try:
+            write_bytes_atomic(output, data)
+        except OSError as error:
+            raise UsageError(f"cannot write {output}: {error.strerror}") from None
+    elif data:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
 
 
 def no_records_message(paths: list[str]) -> str:

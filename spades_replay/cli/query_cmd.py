@@ -6,7 +6,6 @@ import argparse
 import csv
 import io
 import os
-import sys
 import tempfile
 from typing import Any
 
@@ -15,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from spades_replay.atomic import write_bytes_atomic
-from spades_replay.cli.common import EXIT_OK, UsageError, stdout_console
+from spades_replay.cli.common import EXIT_OK, UsageError, stdout_console, write_output
 from spades_replay.text import safe
 
 FORMATS = ("table", "csv", "json", "parquet")
@@ -132,12 +131,5 @@ def run(arguments: argparse.Namespace) -> int:
             return EXIT_OK
     else:
         data = encode(result.columns, result.rows, arguments.format)
-    if arguments.output:
-        try:
-            write_bytes_atomic(arguments.output, data)
-        except OSError as error:
-            raise UsageError(f"cannot write {arguments.output}: {error.strerror}") from None
-    else:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+    write_output(arguments.output, data)
     return EXIT_OK

@@ -24,7 +24,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from spades_replay.atomic import write_bytes_atomic
 from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_NO_RECORDS,
@@ -40,6 +39,7 @@ from spades_replay.cli.common import (
     print_problem,
     rule_setting,
     stdout_console,
+    write_output,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.engine.rules import RuleValue
@@ -428,14 +428,7 @@ def run(arguments: argparse.Namespace) -> int:
             err.print(Text(line))
     else:
         data = encode_json(games, summary, options)
-    if arguments.output:
-        try:
-            write_bytes_atomic(arguments.output, data)
-        except OSError as error:
-            raise UsageError(f"cannot write {arguments.output}: {error.strerror}") from None
-    elif data:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+    write_output(arguments.output, data)
     result = validation.summary
     for problem in result.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from spades_replay.atomic import write_bytes_atomic
-from spades_replay.cli.common import EXIT_OK, UsageError
+from spades_replay.cli.common import EXIT_OK, write_output
 from spades_replay.record.models import FORMAT_VERSION
 from spades_replay.record.schema import SCHEMA_VERSIONS, schema_bytes
 
@@ -35,13 +33,5 @@ def register(commands: Any) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Print or write the schema."""
-    data = schema_bytes(arguments.format_version)
-    if arguments.output:
-        try:
-            write_bytes_atomic(arguments.output, data)
-        except OSError as error:
-            raise UsageError(f"cannot write {arguments.output}: {error.strerror}") from None
-        return EXIT_OK
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
+    write_output(arguments.output, schema_bytes(arguments.format_version))
     return EXIT_OK

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any, Literal
 from rich.console import Console
 from rich.text import Text
 
-from spades_replay.atomic import write_bytes_atomic
 from spades_replay.cli.common import (
     DEFAULT_TIME_CAP,
     EXIT_INVALID,
@@ -34,6 +33,7 @@ from spades_replay.cli.common import (
     print_problem,
     stdout_console,
     workers_of,
+    write_output,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.limits import Limits
@@ -309,14 +309,7 @@ def _write(
             data = b""
     else:
         data = stats_view.encode(frame, arguments.format)
-    if arguments.output:
-        try:
-            write_bytes_atomic(arguments.output, data)
-        except OSError as error:
-            raise UsageError(f"cannot write {arguments.output}: {error.strerror}") from None
-    elif data:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+    write_output(arguments.output, data)
     counted = f"{summary.valid} game(s) counted"
     if summary.invalid:
         counted += f", {summary.invalid} invalid record(s) left out"
