@@ -22,7 +22,7 @@ from spades_replay.limits import DEFAULT_LIMITS, Limits
 from spades_replay.parallel import Jobs
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.text import safe
-from spades_replay.validate import check_bytes, pretty_corpus_report
+from spades_replay.validate import Summary, check_bytes, pretty_corpus_report
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -253,6 +253,27 @@ def write_output(output: str | None, data: bytes) -> None:
     elif data:
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
+
+
+def report_counted(err: Console, games: str, summary: Summary) -> None:
+    """The closing line of a command that counts games: ``games`` (``"12 game(s)
+    counted"``) and the invalid records it left out."""
+    counted = games
+    if summary.invalid:
+        counted += f", {summary.invalid} invalid record(s) left out"
+    err.print(Text(counted, style="bold red" if summary.invalid else "green"))
+
+
+def exit_code(summary: Summary, paths: list[str], err: Console) -> int:
+    """The exit code of a command that read records under ``paths``: 2 for a path that
+    could not be read, 3 (said on ``err``) when they hold no record, 1 for an invalid record,
+    else 0."""
+    if summary.io_errors:
+        return EXIT_USAGE
+    if not summary.records:
+        err.print(Text(f"spades-replay: {no_records_message(paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
+    return EXIT_INVALID if summary.invalid else EXIT_OK
 
 
 def no_records_message(paths: list[str]) -> str:

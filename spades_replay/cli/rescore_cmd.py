@@ -25,18 +25,15 @@ from rich.table import Table
 from rich.text import Text
 
 from spades_replay.cli.common import (
-    EXIT_INVALID,
-    EXIT_NO_RECORDS,
-    EXIT_OK,
-    EXIT_USAGE,
     UsageError,
     add_jobs_option,
     add_limit_options,
     console_for,
+    exit_code,
     limits_of,
-    no_records_message,
     output_format,
     print_problem,
+    report_counted,
     rule_setting,
     stdout_console,
     write_output,
@@ -432,13 +429,5 @@ def run(arguments: argparse.Namespace) -> int:
     result = validation.summary
     for problem in result.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
-    counted = f"{summary.games} game(s) rescored"
-    if result.invalid:
-        counted += f", {result.invalid} invalid record(s) left out"
-    err.print(Text(counted, style="bold red" if result.invalid else "green"))
-    if result.io_errors:
-        return EXIT_USAGE
-    if not result.records:
-        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
-        return EXIT_NO_RECORDS
-    return EXIT_INVALID if result.invalid else EXIT_OK
+    report_counted(err, f"{summary.games} game(s) rescored", result)
+    return exit_code(result, arguments.paths, err)

@@ -17,20 +17,17 @@ from rich.text import Text
 
 from spades_replay.cli.common import (
     DEFAULT_TIME_CAP,
-    EXIT_INVALID,
-    EXIT_NO_RECORDS,
-    EXIT_OK,
-    EXIT_USAGE,
     UsageError,
     add_jobs_option,
     add_limit_options,
     add_scheduler_option,
     console_for,
+    exit_code,
     limits_of,
     load_kernel,
-    no_records_message,
     output_format,
     print_problem,
+    report_counted,
     stdout_console,
     workers_of,
     write_output,
@@ -310,13 +307,5 @@ def _write(
     else:
         data = stats_view.encode(frame, arguments.format)
     write_output(arguments.output, data)
-    counted = f"{summary.valid} game(s) counted"
-    if summary.invalid:
-        counted += f", {summary.invalid} invalid record(s) left out"
-    err.print(Text(counted, style="bold red" if summary.invalid else "green"))
-    if summary.io_errors:
-        return EXIT_USAGE
-    if not summary.records:
-        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
-        return EXIT_NO_RECORDS
-    return EXIT_INVALID if summary.invalid else EXIT_OK
+    report_counted(err, f"{summary.valid} game(s) counted", summary)
+    return exit_code(summary, arguments.paths, err)

@@ -11,16 +11,12 @@ from rich.console import Console
 from rich.text import Text
 
 from spades_replay.cli.common import (
-    EXIT_INVALID,
-    EXIT_NO_RECORDS,
-    EXIT_OK,
-    EXIT_USAGE,
     add_jobs_option,
     add_limit_options,
     add_scheduler_option,
     console_for,
+    exit_code,
     limits_of,
-    no_records_message,
     print_problem,
     stdout_console,
     workers_of,
@@ -154,9 +150,4 @@ def run(arguments: argparse.Namespace) -> int:
     else:
         style = "green" if not summary.invalid and not summary.io_errors else "bold red"
         out.print(Text(summary_line(summary), style=style))
-    if summary.io_errors:
-        return EXIT_USAGE
-    if not summary.records:
-        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
-        return EXIT_NO_RECORDS
-    return EXIT_INVALID if summary.invalid else EXIT_OK
+    return exit_code(summary, arguments.paths, err)
