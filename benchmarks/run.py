@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from pages import replace_block
 
 from spades_replay.engine.seats import Variant
 from spades_replay.record.io import loads
@@ -354,13 +355,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 def write_docs(text: str) -> None:
     """Replace the part of docs/performance.md between its bench markers."""
-    doc = DOCS.read_text()
-    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
-    if start not in doc or end not in doc:
-        raise SystemExit(f"{DOCS} has no {start} ... {end} markers")
-    head, rest = doc.split(start, 1)
-    _, tail = rest.split(end, 1)
-    DOCS.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+    replace_block(DOCS, "bench", text)
 
 
 def main() -> None:

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pages import replace_block
+
 from spades_replay.analysis import analyze_hands
 from spades_replay.cluster import Cluster, open_cluster
 from spades_replay.corpus import CHUNK_BYTES
@@ -178,13 +180,7 @@ def markdown(results: dict[str, Any]) -> str:
 
 def write_docs(text: str) -> None:
     """Replace the part of docs/scale.md between its bench markers."""
-    doc = DOCS.read_text()
-    start, end = "<!-- bench:start -->", "<!-- bench:end -->"
-    if start not in doc or end not in doc:
-        raise SystemExit(f"{DOCS} has no {start} ... {end} markers")
-    head, rest = doc.split(start, 1)
-    _, tail = rest.split(end, 1)
-    DOCS.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+    replace_block(DOCS, "bench", text)
 
 
 def main() -> None:

@@ -40,6 +40,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from pages import replace_block
+
 from spades_replay.engine.seats import Variant
 from spades_replay.simulate import CorpusSpec, write_corpus
 
@@ -286,14 +288,8 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def write_docs(text: str, large: bool) -> None:
-    doc = DOCS.read_text()
-    name = "store-bench-large" if large else "store-bench"
-    start, end = f"<!-- {name}:start -->", f"<!-- {name}:end -->"
-    if start not in doc or end not in doc:
-        raise SystemExit(f"{DOCS} has no {start} ... {end} markers")
-    head, rest = doc.split(start, 1)
-    _, tail = rest.split(end, 1)
-    DOCS.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+    """Replace the part of docs/performance.md between its store bench markers."""
+    replace_block(DOCS, "store-bench-large" if large else "store-bench", text)
 
 
 def main() -> None:

@@ -12,6 +12,8 @@ import pytest
 
 from .conftest import FIXTURES, ROOT
 
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts import their shared pages module
+
 
 def benchmark() -> ModuleType:
     spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
@@ -94,7 +96,6 @@ def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -
 
 
 def test_the_cluster_report_renders() -> None:
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     import scale
 
     results = {
