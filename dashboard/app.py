@@ -14,7 +14,7 @@ from spades_replay.dashboard.data import data_paths, store_path
 st.set_page_config(page_title="spades-replay", page_icon="♠", layout="wide")
 store = store_path(sys.argv, __file__)
 if store is not None:
-    sidebar.render_store(store)
+    stats.prefetch(sidebar.render_store(store))
 else:
     sidebar.render(data_paths(sys.argv, __file__))
 st.navigation([replay.page(), charts.page(), stats.page(), whatif.page(), validate.page()]).run()

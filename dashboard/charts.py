@@ -3,11 +3,12 @@ game picked."""
 
 from __future__ import annotations
 
+import polars as pl
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from . import figures, store
-from .widgets import current, game_rows, pick_game
+from .widgets import Context, current, game_rows, pick_game
 
 
 def page() -> StreamlitPage:
@@ -32,6 +33,14 @@ SHEET_COLUMNS = {
 """The score sheet under the charts: side_hands columns and their headings."""
 
 
+def side_hands(context: Context, game: int) -> pl.DataFrame:
+    """The ``side_hands`` rows of game number ``game``: asked of the store for one of its
+    games, else taken from the tables loaded."""
+    if context.store is not None and game < context.store.games.height:
+        return store.side_hands(context.store.directory, context.store.key, game)
+    return game_rows(context.loaded.tables.side_hands, game)
+
+
 def render() -> None:
     """Draw the page."""
     st.title("Game charts")
@@ -39,10 +48,7 @@ def render() -> None:
     picked = pick_game(context)
     if picked is None:
         return
-    if context.store is not None and picked.game < context.store.games.height:
-        rows = store.side_hands(context.store.directory, context.store.key, picked.game)
-    else:
-        rows = game_rows(context.loaded.tables.side_hands, picked.game)
+    rows = side_hands(context, picked.game)
     if rows.height == 0:
         st.info("No hand of this game is complete yet: there is nothing to chart.")
         return

@@ -66,9 +66,12 @@ def _running(side_hands: pl.DataFrame, column: str, line: dict[str, str]) -> go.
     return figure
 
 
-def running_scores(side_hands: pl.DataFrame, target: int, lose: int | None = None) -> go.Figure:
+def running_scores(
+    side_hands: pl.DataFrame, target: int, lose: int | None = None, marked: int | None = None
+) -> go.Figure:
     """Each side's running score by hand (from 0 before hand 1), with the target line (and
-    the mercy line when the rules have one). ``side_hands``: the rows of one game."""
+    the mercy line when the rules have one), and a line at hand ``marked`` when given.
+    ``side_hands``: the rows of one game."""
     figure = _running(side_hands, "score", {})
     figure.add_hline(
         y=target,
@@ -82,6 +85,13 @@ def running_scores(side_hands: pl.DataFrame, target: int, lose: int | None = Non
             line={"dash": "dot", "color": "#b82e2e"},
             annotation_text=f"mercy {lose}",
             annotation_position="bottom left",
+        )
+    if marked is not None:
+        figure.add_vline(
+            x=marked,
+            line={"color": "#999", "width": 1},
+            annotation_text=f"hand {marked}",
+            annotation_position="top right",
         )
     figure.update_layout(_LAYOUT, title="Running score", xaxis_title="hand", yaxis_title="score")
     figure.update_xaxes(dtick=1)

@@ -3,19 +3,22 @@ with the double-dummy analysis of each card (:mod:`.double_dummy`)."""
 
 from __future__ import annotations
 
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+import polars as pl
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from spades_replay.analysis import HandAnalysis
+from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
 from spades_replay.replay import HandReplay, Replay, next_mark, previous_mark
 from spades_replay.stats.tables import rules_caption, rules_label
 
-from . import board, double_dummy
+from . import board, charts, double_dummy, figures
 from .data import GameRef
 from .markup import hand_md, md, plain
-from .widgets import current, keep, pick_game, set_value, sync
+from .widgets import Context, Picked, current, keep, pick_game, set_value, sync
 
 ALL = -1
 """The view option "every hand face up"; the others are seat numbers."""
@@ -169,10 +172,27 @@ def _scores(replay: Replay, hand: HandReplay, step: int) -> None:
     )
 
 
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _score_chart(ref: GameRef, number: int, _rows: pl.DataFrame, _rules: Rules) -> go.Figure:
+    """The running score of the game at ``ref`` (its ``side_hands`` rows), hand ``number``
+    marked: built once per game and hand (tens of milliseconds), not at every step."""
+    return figures.running_scores(_rows, _rules.target_score, _rules.lose_score, marked=number)
+
+
+def _game_so_far(context: Context, picked: Picked, number: int) -> None:
+    """The running score of the whole game, the hand shown marked (the Game charts page has
+    it with the bags and the points of every hand)."""
+    rows = charts.side_hands(context, picked.game)
+    if rows.height:
+        chart = _score_chart(picked.ref, number, rows, picked.replay.rules)
+        st.plotly_chart(chart, key="chart_replay_scores")
+
+
 def render() -> None:
     """Draw the page."""
     st.title("Replay")
-    picked = pick_game(current())
+    context = current()
+    picked = pick_game(context)
     if picked is None:
         return
     replay = picked.replay
@@ -218,3 +238,4 @@ def render() -> None:
     _play(picked.ref, replay, hand, step, viewer, analysis)
     _setup(replay, hand, step, viewer)
     _scores(replay, hand, step)
+    _game_so_far(context, picked, number)

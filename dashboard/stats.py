@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
@@ -139,15 +140,40 @@ def _stored(
     return count(_tables(_context, cached=False), filters)
 
 
+_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="corpus-stats")
+"""Where the Corpus stats of a whole store are counted while the first page is read."""
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _whole_store(directory: str, key: str) -> Future[Counted | None]:
+    """:func:`count` of every game of a store (no filter, no upload), started in the
+    background and kept for every session."""
+    return _BACKGROUND.submit(lambda: count(store.read_tables(directory, Filters()), Filters()))
+
+
+def prefetch(context: Context) -> None:
+    """Start counting the whole store shown in the background, once per store version: the
+    page is then ready when asked for (in a session that changes nothing, its first view)."""
+    if context.store is not None:
+        _whole_store(context.store.directory, context.store.key)
+
+
+def _counted(context: Context) -> Counted | None:
+    """:func:`count` of what the page shows: of a store, counted once for every session."""
+    if context.store is None:
+        return count(context.view, context.filters)
+    directory, key = context.store.directory, context.store.key
+    if context.filters.active or context.uploads:
+        return _stored(directory, key, context.filters, tuple(context.uploads), context)
+    with st.spinner("Counting the games…"):
+        return _whole_store(directory, key).result()
+
+
 def render() -> None:
     """Draw the page."""
     st.title("Corpus stats")
     context = current()
-    if context.store is None:
-        counted = count(context.view, context.filters)
-    else:
-        directory, key = context.store.directory, context.store.key
-        counted = _stored(directory, key, context.filters, tuple(context.uploads), context)
+    counted = _counted(context)
     if counted is None:
         st.info("No game to count: nothing is loaded, or nothing passes the filters.")
         return

@@ -188,6 +188,18 @@ def test_jumping_to_a_hand_starts_it_from_the_deal(app: AppTest) -> None:
     assert app.selectbox(key="hand").options == [f"Hand {n} of 4" for n in range(1, 5)]
 
 
+def test_the_replay_page_charts_the_game_so_far_at_the_hand_shown(app: AppTest) -> None:
+    first = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
+    replay = spades_replay.replay(spades_replay.loads(first))
+    (chart,) = _charts(app)
+    assert chart["layout"]["title"]["text"] == "Running score"
+    assert [trace["y"][-1] for trace in chart["data"]] == list(replay.result.scores)
+    assert chart["layout"]["shapes"][-1]["x0"] == 1
+    _run(app.selectbox(key="hand").select(3))
+    (chart,) = _charts(app)
+    assert chart["layout"]["shapes"][-1]["x0"] == 3
+
+
 def test_one_seats_view_hides_the_other_hands(app: AppTest) -> None:
     hidden = [md.value for md in app.main.markdown if "hidden]" in md.value]
     assert hidden == []

@@ -55,6 +55,13 @@ def test_running_scores_draw_the_mercy_line_when_the_rules_have_one() -> None:
     assert figure.data[1].y[-1] == replay.result.scores[1]
 
 
+def test_running_scores_mark_the_hand_asked_for() -> None:
+    rows = _tables("two-player/standard-game").side_hands
+    figure = figures.running_scores(rows, target=500, marked=3)
+    assert [(shape.x0, shape.x1) for shape in figure.layout.shapes][1:] == [(3, 3)]
+    assert [note.text for note in figure.layout.annotations] == ["target 500", "hand 3"]
+
+
 def test_bags_mark_every_bag_penalty_where_it_was_paid() -> None:
     rows = _tables("two-player/standard-game").side_hands
     figure = figures.bags_by_hand(rows, bag_limit=10)

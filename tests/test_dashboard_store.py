@@ -5,11 +5,14 @@ the games, asks the store for the filtered stats, and lists the store's invalid 
 from __future__ import annotations
 
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
+from spades_replay.dashboard import stats
 from spades_replay.dashboard.markup import md
+from spades_replay.dashboard.store import manifest_key
 from streamlit.testing.v1 import AppTest
 
 from spades_replay import validate
@@ -123,6 +126,34 @@ def test_corpus_stats_of_a_store_push_the_filters_down(
     alex = whole.seat_hands.filter(player="Alex")["player_key"][0]
     at = _run(at.multiselect(key="f_player").set_value([alex]))
     assert at.info[0].value.startswith("No game to count")
+
+
+def test_the_whole_store_is_counted_in_the_background_once_it_opens(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    directory = tmp_path / "store"
+    ingest([FIXTURES / "corpus"], directory)
+    calls: list[str] = []
+    real = stats.count
+
+    def counted(*args: Any) -> Any:
+        calls.append(threading.current_thread().name)
+        return real(*args)
+
+    monkeypatch.setattr(stats, "count", counted)
+    _app(directory, monkeypatch)  # the Replay page
+    key = manifest_key(str(directory))
+    whole = stats._whole_store(str(directory), key).result(timeout=60)
+    assert whole is not None
+    assert len(calls) == 1
+    assert calls[0].startswith("corpus-stats")
+    at = _app(directory, monkeypatch, "stats")
+    assert len(calls) == 1  # the page shows what was counted in the background
+    assert (
+        at.metric[0].value == str(whole.games) == str(Store.open(directory).table("games").height)
+    )
+    _run(at.multiselect(key="f_variant").set_value(["four-player"]))
+    assert len(calls) == 2  # a filter is counted in the page's run
 
 
 def test_the_charts_of_a_store_game(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
