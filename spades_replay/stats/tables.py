@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import operator
-from itertools import chain
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -225,10 +224,6 @@ class Player(Protocol):
 _SIDE_VALUES = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15)
 """The fields of a :class:`~spades_replay.engine.scoring.SideScore` that are columns of the
 side table (all but ``nils``), in the order of :data:`_SIDE_COLUMNS`."""
-
-_BIDS = operator.itemgetter(1)
-_TRICKS = operator.itemgetter(2)
-_SCORES = operator.itemgetter(3)
 
 _SIDE_COLUMNS: tuple[str, ...] = (
     "side",
