@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from spades_replay.engine.rules import PRESETS, Rules
-from spades_replay.engine.scoring import BLIND_NIL, NIL
+from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.replay import Replay, figures_of
 from spades_replay.verify import GameFigures
 
@@ -221,28 +221,30 @@ class Player(Protocol):
         """The stable id, if any."""
 
 
-_SIDE_VALUES = operator.itemgetter(0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15)
-"""The fields of a :class:`~spades_replay.engine.scoring.SideScore` that are columns of the
-side table (all but ``nils``), in the order of :data:`_SIDE_COLUMNS`."""
+_SIDE_COLUMNS: dict[str, str] = {
+    "side": "side",
+    "contract": "contract",
+    "tricks": "tricks",
+    "tricks_toward_contract": "tricks_toward",
+    "made": "made",
+    "contract_points": "contract_points",
+    "overtricks": "overtricks",
+    "nil_bags": "nil_bags",
+    "bag_points": "bag_points",
+    "nil_points": "nil_points",
+    "bag_penalties": "bag_penalties",
+    "penalty_points": "penalty_points",
+    "points": "points",
+    "score": "score",
+    "bags": "bags",
+}
+"""The side table's columns taken as they are from the side scores, each with the field of
+:class:`~spades_replay.engine.scoring.SideScore` it holds."""
 
-_SIDE_COLUMNS: tuple[str, ...] = (
-    "side",
-    "contract",
-    "tricks",
-    "tricks_toward_contract",
-    "made",
-    "contract_points",
-    "overtricks",
-    "nil_bags",
-    "bag_points",
-    "nil_points",
-    "bag_penalties",
-    "penalty_points",
-    "points",
-    "score",
-    "bags",
+_SIDE_VALUES = operator.itemgetter(
+    *(SideScore._fields.index(name) for name in _SIDE_COLUMNS.values())
 )
-"""The side table's columns taken as they are from the side scores."""
+"""The values of :data:`_SIDE_COLUMNS` in a side score, in their order."""
 
 
 def _repeat_index(counts: pl.Series) -> pl.Series:
@@ -258,15 +260,16 @@ class TableRows:
     Only what varies from hand to hand is gathered per hand: the hand numbers, the side
     scores (flat, :data:`_SIDE_COLUMNS` after one another), every seat's bid and tricks, and
     the few Nil outcomes (seat row, made, points). What a whole game shares (its id, rules,
-    players, result) is gathered once per game; :meth:`tables` repeats it over the game's
-    rows and derives the rest (bid kind, accuracy, the side's figures on its seats' rows) in
-    polars.
+    result, and each seat's player and side) is gathered once per game; :meth:`tables`
+    repeats it over the game's rows and derives the rest (bid kind, accuracy, the side's
+    figures on its seats' rows) in polars.
     """
 
     games: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in GAME_SCHEMA})
     seat_counts: list[int] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)
+    seat_sides: list[int] = field(default_factory=list)
     hand_counts: list[int] = field(default_factory=list)
     hands: list[int] = field(default_factory=list)
     sides: list[Any] = field(default_factory=list)
@@ -310,6 +313,7 @@ class TableRows:
         self.seat_counts.append(len(names))
         self.names.extend(names)
         self.keys.extend(keys)
+        self.seat_sides.extend(map(figures.variant.side_of, figures.variant.seats))
         self.hand_counts.append(count)
         games = self.games
         games["game_id"].append(game_id or f"game-{game}")
@@ -344,6 +348,7 @@ class TableRows:
         self.seat_counts.extend(other.seat_counts)
         self.names.extend(other.names)
         self.keys.extend(other.keys)
+        self.seat_sides.extend(other.seat_sides)
         self.hand_counts.extend(other.hand_counts)
         self.hands.extend(other.hands)
         self.sides.extend(other.sides)
@@ -390,7 +395,7 @@ class TableRows:
             "rules",
             "side",
             pl.when(pl.col("side") == 0).then(side_0).otherwise(side_1).alias("players"),
-            *_SIDE_COLUMNS[1:],
+            *list(_SIDE_COLUMNS)[1:],
         )
         return Tables(self._seat_hands(per_game, game_of_hand, scores), side_hands, games)
 
@@ -407,9 +412,8 @@ class TableRows:
             nil_points[at] = points
         seat_counts = pl.Series(self.seat_counts, dtype=pl.Int64)
         first_player = seat_counts.cum_sum() - seat_counts
-        # a hand has one row per seat, seat 0 first; a seat's side is seat % 2 in both
-        # variants (two-player: seats 0 and 1 are sides 0 and 1; four-player: partners sit
-        # opposite), and the hand's side rows are 2 * hand and 2 * hand + 1
+        # a hand has one row per seat, seat 0 first, and its side rows are 2 * hand (side 0)
+        # and 2 * hand + 1
         hand_of_seat = _repeat_index(seat_counts.gather(game_of_hand))
         game_of_seat = game_of_hand.gather(hand_of_seat)
         first_seat = (
@@ -419,7 +423,8 @@ class TableRows:
         )
         seat = pl.int_range(0, seat_rows, dtype=pl.Int64, eager=True) - first_seat
         player = first_player.gather(game_of_seat) + seat
-        side = scores.select("made", "overtricks", "points", "bag_points", "bag_penalties")
+        side = pl.Series("side", self.seat_sides, dtype=pl.Int64).gather(player)
+        side_scores = scores.select("made", "overtricks", "points", "bag_points", "bag_penalties")
         seats = pl.concat(
             [
                 per_game.gather(game_of_seat).with_columns(
@@ -427,13 +432,13 @@ class TableRows:
                     pl.Series("seat", seat),
                     pl.Series("player", self.names, dtype=pl.String).gather(player),
                     pl.Series("player_key", self.keys, dtype=pl.String).gather(player),
-                    pl.Series("side", seat % 2),
+                    side,
                     pl.Series("raw_bid", self.bids, dtype=pl.Int64),
                     pl.Series("tricks", self.tricks, dtype=pl.Int64),
                     pl.Series("nil_made", nil_made, dtype=pl.Boolean),
                     pl.Series("nil_points", nil_points, dtype=pl.Int64),
                 ),
-                side.gather(hand_of_seat * 2 + seat % 2),
+                side_scores.gather(hand_of_seat * 2 + side),
             ],
             how="horizontal",
         )
