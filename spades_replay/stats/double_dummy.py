@@ -21,14 +21,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from spades_replay.analysis import HandAnalysis, analyze_hands
 from spades_replay.parallel import Jobs
 from spades_replay.replay import HandReplay, Replay
 from spades_replay.stats.tables import Tables
+
+if TYPE_CHECKING:
+    from spades_replay.analysis import HandAnalysis
 
 __all__ = [
     "ANALYSIS_SCHEMA",
@@ -150,6 +152,10 @@ def analysis_table(
     seconds, on ``jobs`` worker processes, 0 for one per core; ``progress`` hears of each
     hand done), one row per seat, with the :data:`IDENTITY` columns of its ``seat_hands``
     row. Rows follow ``seat_hands``."""
+    # the solver is imported only when asked for: stats and ingest without the analysis
+    # (the usual case) do not pay for its import
+    from spades_replay.analysis import analyze_hands
+
     rows: dict[str, list[Any]] = {name: [] for name in ANALYSIS_SCHEMA}
     results = analyze_hands(hands.hands, time_cap=time_cap, jobs=jobs, progress=progress)
     for game, analysis in zip(hands.games, results, strict=True):

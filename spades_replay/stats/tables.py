@@ -15,6 +15,7 @@ docs/stats.md.
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -22,7 +23,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from spades_replay.engine.rules import PRESETS, Rules
-from spades_replay.engine.scoring import BLIND_NIL, NIL
+from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.replay import Replay, figures_of
 from spades_replay.verify import GameFigures
 
@@ -207,15 +208,6 @@ def rules_caption(label: str) -> str:
     return short if short == label else f"{short} ({label})"
 
 
-def bid_kind(bid: int) -> str:
-    """``number``, ``nil`` or ``blind_nil``."""
-    if bid == BLIND_NIL:
-        return "blind_nil"
-    if bid == NIL:
-        return "nil"
-    return "number"
-
-
 class Player(Protocol):
     """A player as the rows need her: a record's player or a replay's
     :class:`~spades_replay.replay.PlayerInfo`."""
@@ -229,26 +221,61 @@ class Player(Protocol):
         """The stable id, if any."""
 
 
-def _extend_columns(
-    columns: dict[str, list[Any]], schema: dict[str, Any], rows: list[tuple[Any, ...]]
-) -> None:
-    """Append ``rows`` (tuples in the order of ``schema``) to the column lists."""
-    if rows:
-        for name, values in zip(schema, zip(*rows, strict=True), strict=True):
-            columns[name].extend(values)
+_SIDE_COLUMNS: dict[str, str] = {
+    "side": "side",
+    "contract": "contract",
+    "tricks": "tricks",
+    "tricks_toward_contract": "tricks_toward",
+    "made": "made",
+    "contract_points": "contract_points",
+    "overtricks": "overtricks",
+    "nil_bags": "nil_bags",
+    "bag_points": "bag_points",
+    "nil_points": "nil_points",
+    "bag_penalties": "bag_penalties",
+    "penalty_points": "penalty_points",
+    "points": "points",
+    "score": "score",
+    "bags": "bags",
+}
+"""The side table's columns taken as they are from the side scores, each with the field of
+:class:`~spades_replay.engine.scoring.SideScore` it holds."""
+
+_SIDE_VALUES = operator.itemgetter(
+    *(SideScore._fields.index(name) for name in _SIDE_COLUMNS.values())
+)
+"""The values of :data:`_SIDE_COLUMNS` in a side score, in their order."""
+
+
+def _repeat_index(counts: pl.Series) -> pl.Series:
+    """Each position of ``counts`` repeated its count times (none for a count of 0)."""
+    positions = pl.int_range(0, counts.len(), dtype=pl.Int64, eager=True)
+    return positions.repeat_by(counts).explode().drop_nulls()
 
 
 @dataclass
 class TableRows:
-    """Rows gathered column by column, cheap to append to and to send between processes."""
+    """Rows gathered as plain lists, cheap to append to and to send between processes.
 
-    seat_hands: dict[str, list[Any]] = field(
-        default_factory=lambda: {name: [] for name in SEAT_HAND_SCHEMA}
-    )
-    side_hands: dict[str, list[Any]] = field(
-        default_factory=lambda: {name: [] for name in SIDE_HAND_SCHEMA}
-    )
+    Only what varies from hand to hand is gathered per hand: the hand numbers, the side
+    scores (flat, :data:`_SIDE_COLUMNS` after one another), every seat's bid and tricks, and
+    the few Nil outcomes (seat row, made, points). What a whole game shares (its id, rules,
+    result, and each seat's player and side) is gathered once per game; :meth:`tables`
+    repeats it over the game's rows and derives the rest (bid kind, accuracy, the side's
+    figures on its seats' rows) in polars.
+    """
+
     games: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in GAME_SCHEMA})
+    seat_counts: list[int] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    seat_sides: list[int] = field(default_factory=list)
+    hand_counts: list[int] = field(default_factory=list)
+    hands: list[int] = field(default_factory=list)
+    sides: list[Any] = field(default_factory=list)
+    bids: list[int] = field(default_factory=list)
+    tricks: list[int] = field(default_factory=list)
+    nils: list[tuple[int, bool, int]] = field(default_factory=list)
 
     def add(
         self,
@@ -262,97 +289,37 @@ class TableRows:
         """Add the rows of one valid game from its figures (:mod:`spades_replay.verify`),
         players and id, numbered ``game`` in this run, read from ``source`` (at ``line`` of
         a corpus)."""
-        variant = figures.variant.value
-        side_of = figures.variant.side_of
-        label = rules_label(figures.rules)
-        game_id = game_id or f"game-{game}"
-        winner = figures.winner
         names = [player.name for player in players]
         keys = [player.name if player.id is None else player.id for player in players]
         side_names = [
             " & ".join(names[seat] for seat in seats) for seats in figures.variant.sides_seats
         ]
-        # each row is built as a tuple and the game's rows go into the columns at the end,
-        # a few extends per column instead of an append per cell
-        seat_rows: list[tuple[Any, ...]] = []
-        side_rows: list[tuple[Any, ...]] = []
+        winner = figures.winner
+        sides = self.sides
+        bids = self.bids
+        count = 0
         for number, hand in enumerate(figures.hands, start=1):
             scores = hand.scores
             if scores is None:
                 continue
+            count += 1
+            self.hands.append(number)
             for side in scores:
-                side_rows.append(
-                    (
-                        game_id,
-                        game,
-                        number,
-                        variant,
-                        label,
-                        side.side,
-                        side_names[side.side],
-                        side.contract,
-                        side.tricks,
-                        side.tricks_toward,
-                        side.made,
-                        side.contract_points,
-                        side.overtricks,
-                        side.nil_bags,
-                        side.bag_points,
-                        side.nil_points,
-                        side.bag_penalties,
-                        side.penalty_points,
-                        side.points,
-                        side.score,
-                        side.bags,
-                    )
-                )
-            for seat, bid in enumerate(hand.bids):
-                side_number = side_of(seat)
-                side = scores[side_number]
-                nil_made: bool | None = None
-                nil_points = 0
-                if bid > 0:
-                    kind = "number"
-                    made = side.made
-                    accuracy = "set" if not made else "over" if side.overtricks else "exact"
-                else:
-                    kind = bid_kind(bid)
-                    made = None
-                    accuracy = None
-                    for nil in side.nils:
-                        if nil.seat == seat:
-                            nil_made, nil_points = nil.made, nil.points
-                seat_rows.append(
-                    (
-                        game_id,
-                        game,
-                        number,
-                        variant,
-                        label,
-                        seat,
-                        names[seat],
-                        keys[seat],
-                        side_number,
-                        kind,
-                        max(bid, 0),
-                        hand.tricks[seat],
-                        made,
-                        accuracy,
-                        nil_made,
-                        nil_points,
-                        side.points,
-                        side.bag_points,
-                        side.bag_penalties,
-                        None if winner is None else winner == side_number,
-                    )
-                )
-        _extend_columns(self.seat_hands, SEAT_HAND_SCHEMA, seat_rows)
-        _extend_columns(self.side_hands, SIDE_HAND_SCHEMA, side_rows)
+                sides.extend(_SIDE_VALUES(side))
+                for nil in side.nils:
+                    self.nils.append((len(bids) + nil.seat, nil.made, nil.points))
+            bids.extend(hand.bids)
+            self.tricks.extend(hand.tricks)
+        self.seat_counts.append(len(names))
+        self.names.extend(names)
+        self.keys.extend(keys)
+        self.seat_sides.extend(map(figures.variant.side_of, figures.variant.seats))
+        self.hand_counts.append(count)
         games = self.games
-        games["game_id"].append(game_id)
+        games["game_id"].append(game_id or f"game-{game}")
         games["game"].append(game)
-        games["variant"].append(variant)
-        games["rules"].append(label)
+        games["variant"].append(figures.variant.value)
+        games["rules"].append(rules_label(figures.rules))
         games["players"].append(", ".join(names))
         games["player_keys"].append(", ".join(keys))
         games["side_0"].append(side_names[0])
@@ -375,29 +342,139 @@ class TableRows:
 
     def extend(self, other: TableRows) -> None:
         """Append another set of rows (from another worker) after these."""
-        for mine, theirs in (
-            (self.seat_hands, other.seat_hands),
-            (self.side_hands, other.side_hands),
-            (self.games, other.games),
-        ):
-            for name, values in theirs.items():
-                mine[name].extend(values)
+        seats_before = len(self.bids)
+        for name, values in other.games.items():
+            self.games[name].extend(values)
+        self.seat_counts.extend(other.seat_counts)
+        self.names.extend(other.names)
+        self.keys.extend(other.keys)
+        self.seat_sides.extend(other.seat_sides)
+        self.hand_counts.extend(other.hand_counts)
+        self.hands.extend(other.hands)
+        self.sides.extend(other.sides)
+        self.bids.extend(other.bids)
+        self.tricks.extend(other.tricks)
+        self.nils.extend((seat + seats_before, made, points) for seat, made, points in other.nils)
 
     def renumber(self, games_before: int, lines_before: int = 0) -> None:
         """Shift the ``game`` numbers by ``games_before`` and the corpus ``line`` numbers by
         ``lines_before`` (a worker numbers both from the start of its part of the input)."""
-        for rows in (self.seat_hands, self.side_hands, self.games):
-            rows["game"] = [game + games_before for game in rows["game"]]
+        self.games["game"] = [game + games_before for game in self.games["game"]]
         self.games["line"] = [
             None if line is None else line + lines_before for line in self.games["line"]
         ]
 
     def tables(self) -> Tables:
         """The rows as DataFrames."""
-        return Tables(
-            pl.DataFrame(self.seat_hands, schema=SEAT_HAND_SCHEMA),
-            pl.DataFrame(self.side_hands, schema=SIDE_HAND_SCHEMA),
-            pl.DataFrame(self.games, schema=GAME_SCHEMA),
+        games = pl.DataFrame(self.games, schema=GAME_SCHEMA)
+        per_game = games.select("game_id", "game", "variant", "rules", "winner")
+        game_of_hand = _repeat_index(pl.Series(self.hand_counts, dtype=pl.Int64))
+        width = len(_SIDE_COLUMNS)
+        scores = pl.DataFrame(
+            {name: self.sides[at::width] for at, name in enumerate(_SIDE_COLUMNS)},
+            schema={name: SIDE_HAND_SCHEMA[name] for name in _SIDE_COLUMNS},
+        )
+        # a complete hand has one row per side, side 0 first
+        hand_of_side = pl.int_range(0, scores.height, dtype=pl.Int64, eager=True) // 2
+        game_of_side = game_of_hand.gather(hand_of_side)
+        side_0 = games["side_0"].gather(game_of_side)
+        side_1 = games["side_1"].gather(game_of_side)
+        side_hands = pl.concat(
+            [
+                per_game.gather(game_of_side).with_columns(
+                    pl.Series("hand", self.hands, dtype=pl.Int64).gather(hand_of_side)
+                ),
+                scores,
+            ],
+            how="horizontal",
+        ).select(
+            "game_id",
+            "game",
+            "hand",
+            "variant",
+            "rules",
+            "side",
+            pl.when(pl.col("side") == 0).then(side_0).otherwise(side_1).alias("players"),
+            *list(_SIDE_COLUMNS)[1:],
+        )
+        return Tables(self._seat_hands(per_game, game_of_hand, scores), side_hands, games)
+
+    def _seat_hands(
+        self, per_game: pl.DataFrame, game_of_hand: pl.Series, scores: pl.DataFrame
+    ) -> pl.DataFrame:
+        """The seat table, from the values of each game (``per_game``), the game of each
+        hand, and the side scores (two rows per hand in ``scores``)."""
+        seat_rows = len(self.bids)
+        nil_made: list[bool | None] = [None] * seat_rows
+        nil_points = [0] * seat_rows
+        for at, made, points in self.nils:
+            nil_made[at] = made
+            nil_points[at] = points
+        seat_counts = pl.Series(self.seat_counts, dtype=pl.Int64)
+        first_player = seat_counts.cum_sum() - seat_counts
+        # a hand has one row per seat, seat 0 first, and its side rows are 2 * hand (side 0)
+        # and 2 * hand + 1
+        hand_of_seat = _repeat_index(seat_counts.gather(game_of_hand))
+        game_of_seat = game_of_hand.gather(hand_of_seat)
+        first_seat = (
+            pl.int_range(0, hand_of_seat.len(), dtype=pl.Int64, eager=True)
+            .filter(hand_of_seat.is_first_distinct())
+            .gather(hand_of_seat)
+        )
+        seat = pl.int_range(0, seat_rows, dtype=pl.Int64, eager=True) - first_seat
+        player = first_player.gather(game_of_seat) + seat
+        side = pl.Series("side", self.seat_sides, dtype=pl.Int64).gather(player)
+        side_scores = scores.select("made", "overtricks", "points", "bag_points", "bag_penalties")
+        seats = pl.concat(
+            [
+                per_game.gather(game_of_seat).with_columns(
+                    pl.Series("hand", self.hands, dtype=pl.Int64).gather(hand_of_seat),
+                    pl.Series("seat", seat),
+                    pl.Series("player", self.names, dtype=pl.String).gather(player),
+                    pl.Series("player_key", self.keys, dtype=pl.String).gather(player),
+                    side,
+                    pl.Series("raw_bid", self.bids, dtype=pl.Int64),
+                    pl.Series("tricks", self.tricks, dtype=pl.Int64),
+                    pl.Series("nil_made", nil_made, dtype=pl.Boolean),
+                    pl.Series("nil_points", nil_points, dtype=pl.Int64),
+                ),
+                side_scores.gather(hand_of_seat * 2 + side),
+            ],
+            how="horizontal",
+        )
+        bid = pl.col("raw_bid")
+        number = bid > 0
+        return seats.select(
+            "game_id",
+            "game",
+            "hand",
+            "variant",
+            "rules",
+            "seat",
+            "player",
+            "player_key",
+            "side",
+            bid_kind=pl.when(bid == BLIND_NIL)
+            .then(pl.lit("blind_nil"))
+            .when(bid == NIL)
+            .then(pl.lit("nil"))
+            .otherwise(pl.lit("number")),
+            bid=pl.max_horizontal(bid, 0),
+            tricks="tricks",
+            contract_made=pl.when(number).then(pl.col("made")),
+            accuracy=pl.when(~number)
+            .then(None)
+            .when(~pl.col("made").fill_null(False))
+            .then(pl.lit("set"))
+            .when(pl.col("overtricks") != 0)
+            .then(pl.lit("over"))
+            .otherwise(pl.lit("exact")),
+            nil_made="nil_made",
+            nil_points="nil_points",
+            side_points="points",
+            side_bags="bag_points",
+            side_bag_penalties="bag_penalties",
+            side_won_game=pl.col("winner") == pl.col("side"),
         )
 
 
