@@ -304,6 +304,18 @@ def win_rates(players: pl.DataFrame) -> go.Figure:
     return figure
 
 
+def _tally(values: pl.Series) -> dict[str, Any]:
+    """A histogram's ``x``, ``y`` and ``histfunc`` for a column: its distinct values and how
+    often each occurs, summed into the bins. The browser bins a few hundred values instead of
+    millions (a corpus's hand points), and the figure stays small on the wire."""
+    counts = values.value_counts(name="occurrences").sort(values.name)
+    return {
+        "x": counts.get_column(values.name).shrink_dtype().to_numpy(),
+        "y": counts.get_column("occurrences").shrink_dtype().to_numpy(),
+        "histfunc": "sum",
+    }
+
+
 def final_scores(games: pl.DataFrame) -> go.Figure:
     """The distribution of final scores of complete games: winners and losers apart."""
     done = games.filter(pl.col("complete"))
@@ -313,16 +325,10 @@ def final_scores(games: pl.DataFrame) -> go.Figure:
     figure = go.Figure(
         [
             go.Histogram(
-                x=winners.to_series().shrink_dtype().to_numpy(),
-                name="winner",
-                marker_color="#4c78a8",
-                opacity=0.75,
+                **_tally(winners.to_series()), name="winner", marker_color="#4c78a8", opacity=0.75
             ),
             go.Histogram(
-                x=losers.to_series().shrink_dtype().to_numpy(),
-                name="loser",
-                marker_color="#b82e2e",
-                opacity=0.75,
+                **_tally(losers.to_series()), name="loser", marker_color="#b82e2e", opacity=0.75
             ),
         ]
     )
@@ -342,10 +348,7 @@ def hand_points(side_hands: pl.DataFrame) -> go.Figure:
     figure = go.Figure(
         [
             go.Histogram(
-                x=side_hands.filter(pl.col("variant") == variant)
-                .get_column("points")
-                .shrink_dtype()
-                .to_numpy(),
+                **_tally(side_hands.filter(pl.col("variant") == variant).get_column("points")),
                 name=variant,
                 marker_color=colour,
                 opacity=0.75,

@@ -152,8 +152,9 @@ def _whole_store(directory: str, key: str) -> Future[Counted | None]:
 
 
 def prefetch(context: Context) -> None:
-    """Start counting the whole store shown in the background, once per store version: the
-    page is then ready when asked for (in a session that changes nothing, its first view)."""
+    """Start counting the whole store shown in the background, once per store version, while
+    the first page is drawn and read: Corpus stats is then ready when asked for. Nothing to
+    do when no store is shown."""
     if context.store is not None:
         _whole_store(context.store.directory, context.store.key)
 

@@ -4,7 +4,9 @@ against the stats tables they are drawn from."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from functools import cache
+from typing import Any
 
 import polars as pl
 import pytest
@@ -168,16 +170,28 @@ def test_final_scores_split_winners_from_losers_and_skip_unfinished_games() -> N
     figure = figures.final_scores(games)
     winners, losers = figure.data
     results = [_replay(name).result for name in names[:2]]
-    assert list(winners.x) == [r.scores[r.winner] for r in results if r.winner is not None]
-    assert list(losers.x) == [r.scores[1 - r.winner] for r in results if r.winner is not None]
+    assert _tallied(winners) == Counter(r.scores[r.winner] for r in results if r.winner is not None)
+    assert _tallied(losers) == Counter(
+        r.scores[1 - r.winner] for r in results if r.winner is not None
+    )
+
+
+def _tallied(trace: Any) -> Counter[int]:
+    """What a histogram of tallied values counts: each distinct value and its count."""
+    assert trace.histfunc == "sum"
+    assert list(trace.x) == sorted(trace.x)
+    return Counter(dict(zip(trace.x.tolist(), trace.y.tolist(), strict=True)))
 
 
 def test_hand_points_have_one_histogram_per_variant() -> None:
     tables = _tables("two-player/standard-game", "four-player/standard-game")
     figure = figures.hand_points(tables.side_hands)
     assert [trace.name for trace in figure.data] == ["two-player", "four-player"]
-    assert len(figure.data[0].x) == 42
-    assert len(figure.data[1].x) == 24
+    for trace, variant in zip(figure.data, ("two-player", "four-player"), strict=True):
+        points = tables.side_hands.filter(pl.col("variant") == variant).get_column("points")
+        assert _tallied(trace) == Counter(points.to_list())
+    assert sum(figure.data[0].y) == 42
+    assert sum(figure.data[1].y) == 24
 
 
 def test_names_from_records_reach_plotly_as_text_never_as_markup() -> None:
