@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import plotly.graph_objects as go  # type: ignore[import-untyped]
@@ -140,15 +141,22 @@ def _stored(
     return count(_tables(_context, cached=False), filters)
 
 
-_BACKGROUND = ThreadPoolExecutor(max_workers=1, thread_name_prefix="corpus-stats")
-"""Where the Corpus stats of a whole store are counted while the first page is read."""
-
-
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _whole_store(directory: str, key: str) -> Future[Counted | None]:
     """:func:`count` of every game of a store (no filter, no upload), started in the
-    background and kept for every session."""
-    return _BACKGROUND.submit(lambda: count(store.read_tables(directory, Filters()), Filters()))
+    background and kept for every session. The thread is a daemon: a server stopped while it
+    counts (a million games take minutes) stops at once instead of waiting for it, as it
+    would for a ``ThreadPoolExecutor``'s thread."""
+    future: Future[Counted | None] = Future()
+
+    def work() -> None:
+        try:
+            future.set_result(count(store.read_tables(directory, Filters()), Filters()))
+        except BaseException as error:  # handed to the page that waits for it
+            future.set_exception(error)
+
+    threading.Thread(target=work, name="corpus-stats", daemon=True).start()
+    return future
 
 
 def prefetch(context: Context) -> None:
