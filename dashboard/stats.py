@@ -144,14 +144,16 @@ def _stored(
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _whole_store(directory: str, key: str) -> Future[Counted | None]:
     """:func:`count` of every game of a store (no filter, no upload), started in the
-    background and kept for every session. The thread is a daemon: a server stopped while it
-    counts (a million games take minutes) stops at once instead of waiting for it, as it
-    would for a ``ThreadPoolExecutor``'s thread."""
+    background and kept for every session. The store is read on one thread, leaving the
+    other cores to the page being drawn and to the browser. The thread is a daemon: a server
+    stopped while it counts (a million games take minutes) stops at once instead of waiting
+    for it, as it would for a ``ThreadPoolExecutor``'s thread."""
     future: Future[Counted | None] = Future()
 
     def work() -> None:
         try:
-            future.set_result(count(store.read_tables(directory, Filters()), Filters()))
+            tables = store.read_tables(directory, Filters(), threads=1)
+            future.set_result(count(tables, Filters()))
         except BaseException as error:  # handed to the page that waits for it
             future.set_exception(error)
 

@@ -137,10 +137,13 @@ def game_numbers(directory: str, key: str, filters: Filters) -> list[int]:
     return [row[0] for row in rows]
 
 
-def read_tables(directory: str, filters: Filters) -> Tables:
-    """The stats tables of the games that pass the filters, the filters pushed down."""
+def read_tables(directory: str, filters: Filters, *, threads: int | None = None) -> Tables:
+    """The stats tables of the games that pass the filters, the filters pushed down;
+    ``threads``: how many threads DuckDB may use (all cores unless given)."""
     condition, parameters = _where(filters)
     connection = connect(Store.open(directory))
+    if threads is not None:
+        connection.execute(f"SET threads TO {int(threads)}")
     chosen = f"game IN (SELECT game FROM games WHERE {condition})" if parameters else "true"
     try:
         return Tables(

@@ -134,6 +134,13 @@ class Browser:
         expect(self.page.get_by_text(summary)).to_be_visible()
         return self.page
 
+    def settled(self) -> Any:
+        """Wait until the app's script has finished its run, as a reader waits for the page
+        before the next click (a click during a run may land on a widget of the run before)."""
+        app = self.page.get_by_test_id("stApp")
+        expect(app).to_have_attribute("data-test-script-state", "notRunning")
+        return self.page
+
     def screenshot(self, name: str) -> None:
         """Save a screenshot of the page as it is now."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
@@ -196,11 +203,11 @@ def test_replay_steps_through_a_hand_with_the_cards_in_colour(
     assert page.locator('a[href*="evil.example"]').count() == 0
     assert page.locator("main b").count() == 0
 
-    page.get_by_role("button", name="Next trick").click()
+    browser.settled().get_by_role("button", name="Next trick").click()
     expect(page.get_by_text("No card played yet.")).to_be_visible()
-    page.get_by_role("button", name="Next trick").click()
+    browser.settled().get_by_role("button", name="Next trick").click()
     expect(page.get_by_text(re.compile(r"^Trick 1, led by"))).to_contain_text("Won by")
-    page.get_by_role("button", name="Next card").click()
+    browser.settled().get_by_role("button", name="Next card").click()
     trick = page.get_by_text(re.compile(r"^Trick 2, led by"))
     expect(trick).to_contain_text("Winning so far")
     # the first card of trick 2 cost its player a trick, double dummy (analysed on the fly):

@@ -484,7 +484,7 @@ def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:
     arguments = _arguments()
     arguments.port = 8501
     command = dashboard_cmd.streamlit_command(arguments, ["fixtures"])
-    assert command[:4] == [sys.executable, "-m", "streamlit", "run"]
+    assert command[:4] == [sys.executable, "-m", "spades_replay.dashboard.serve", "run"]
     assert Path(command[4]) == ROOT / "dashboard" / "app.py"
     options = dict(zip(command[5:-2:2], command[6:-2:2], strict=True))
     assert options == {

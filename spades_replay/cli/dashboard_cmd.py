@@ -1,6 +1,7 @@
 """``spades-replay dashboard [PATH...]``: the Streamlit dashboard on some records.
 
-The command checks its arguments, then replaces itself with ``python -m streamlit run`` on the
+The command checks its arguments, then replaces itself with Streamlit's ``run`` (through
+``python -m spades_replay.dashboard.serve``, which imports the pages first) on the
 entry script of the installed ``spades_replay.dashboard`` package: headless (it prints the
 address to open), bound to 127.0.0.1 unless told otherwise, without usage statistics and
 without the developer menu (no "Deploy" button).
@@ -190,7 +191,7 @@ def streamlit_command(arguments: argparse.Namespace, paths: list[str]) -> list[s
     return [
         sys.executable,
         "-m",
-        "streamlit",
+        "spades_replay.dashboard.serve",
         "run",
         str(entry_script()),
         "--server.headless",
