@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from pages import replace_block
+from run import PEAK_OF_ONE
 
 from spades_replay.engine.seats import Variant
 from spades_replay.simulate import CorpusSpec, write_corpus
@@ -64,16 +65,6 @@ NIL_BY_PLAYER = """SELECT player, variant,
        count(*) FILTER (bid_kind = 'nil' AND nil_made) AS made,
        round(made / nullif(nil_bids, 0), 2) AS rate
 FROM seat_hands GROUP BY player, variant HAVING nil_bids > 0 ORDER BY rate DESC, player"""
-
-PEAK_OF_ONE = (
-    "import re, sys\n"
-    "from spades_replay.cli import main\n"
-    "code = main(sys.argv[1:])\n"
-    "status = open('/proc/self/status').read()\n"
-    "print(re.search(r'VmHWM:\\s+(\\d+)', status).group(1), file=sys.stderr)\n"
-    "sys.exit(code)\n"
-)
-"""Runs one command and prints its own peak resident memory (KiB) last on stderr."""
 
 
 def corpus(games: int) -> Path:
