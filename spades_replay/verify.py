@@ -47,7 +47,7 @@ import functools
 import operator
 from collections.abc import Callable, Sequence
 from itertools import compress
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from spades_replay.engine.bidding import bid_violation, bidding_order, rules_are_free
 from spades_replay.engine.cards import CARD_NAMES, FULL_DECK_MASK, NON_SPADES_MASK, SUIT_MASKS
@@ -145,8 +145,23 @@ position."""
 
 _SUIT_OF: dict[str, str] = {name: name[1] for name in CARD_NAMES}
 _BIDS: dict[int | str, Bid] = {**{bid: bid for bid in range(14)}, "blind_nil": BLIND_NIL}
-_DRAFT_SELECTORS = str.maketrans({"K": "\x01\x00", "D": "\x00\x01"})
-"""A draft turn's two cards, as ``compress`` selectors: the first is kept, or the second."""
+
+
+def _selectors(draft: str) -> bytes:
+    """The draft's turns as ``compress`` selectors over the deck: each turn keeps its first
+    card (``K``: 1, 0) or its second (``D``: 0, 1)."""
+    return draft.replace("K", "\x01\x00").replace("D", "\x00\x01").encode()
+
+
+_claims: Callable[[models.HandClaim2 | models.HandClaim4], tuple[Any, ...]] = operator.attrgetter(
+    "tricks", "points", "scores", "bags"
+)
+"""A hand's claims, in the order :func:`_claims_hold` takes them (``None`` where absent)."""
+
+
+def _claims_hold(claimed: tuple[Any, ...], found: tuple[Any, ...]) -> bool:
+    """Whether every claim made (not ``None``) is what was found."""
+    return all(claim is None or claim == value for claim, value in zip(claimed, found, strict=True))
 
 
 def _bids_legal(
@@ -410,18 +425,22 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
     for hand in record.hands:
         if decided:
             return None
-        bids = tuple(map(bid_of, hand.bids))
+        stated = hand.bids
+        # the engine's bids: the record's, but Blind Nil as -1
+        bids = (
+            tuple(map(bid_of, stated)) if "blind_nil" in stated else cast("tuple[Bid, ...]", stated)
+        )
         if not free and not _bids_legal(variant, rules, dealer, bids, (score0, score1)):
             return None
         plays = hand.plays
-        if isinstance(hand, models.Hand2):
+        if type(hand) is models.Hand2:  # final: no subclass; isinstance asks the ABC machinery
             if len(plays) != 26:
                 return None
-            bits = list(map(bit, hand.deck))
-            if sum(bits) != FULL_DECK_MASK:
+            deck = hand.deck
+            if len(set(deck)) != 52:
                 return None
-            kept = list(compress(bits, hand.draft.translate(_DRAFT_SELECTORS).encode()))
-            holdings = [sum(kept[0::2]), sum(kept[1::2])]
+            kept = list(compress(deck, _selectors(hand.draft)))
+            holdings = [sum(map(bit, kept[0::2])), sum(map(bit, kept[1::2]))]
             if dealer:
                 holdings.reverse()
             if hand.exchanges and not _exchange2(hand, bids, holdings, dealer, limit):
@@ -465,13 +484,11 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
         score0 += points0
         score1 += points1
         claim = hand.result
-        if claim is not None and (
-            (claim.tricks is not None and claim.tricks != tricks)
-            or (claim.points is not None and claim.points != (points0, points1))
-            or (claim.scores is not None and claim.scores != (score0, score1))
-            or (claim.bags is not None and claim.bags != (bags0, bags1))
-        ):
-            return None
+        if claim is not None:
+            found = (tricks, (points0, points1), (score0, score1), (bags0, bags1))
+            claimed = _claims(claim)
+            if claimed != found and not _claims_hold(claimed, found):
+                return None
         sides = (
             _new_tuple(SideScore, (*head0, score0, bags0)),
             _new_tuple(SideScore, (*head1, score1, bags1)),

@@ -15,7 +15,7 @@ actions are legal is for :mod:`spades_replay.engine`.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, final
 
 from pydantic import (
     AfterValidator,
@@ -277,6 +277,7 @@ class Exchange4(Model):
     in_: Annotated[Cards, Field(alias="in", max_length=13)]
 
 
+@final
 class Hand2(Model):
     """A two-player hand: the deck (top first), the draft, bids, exchanges and card play."""
 
@@ -293,6 +294,7 @@ class Hand2(Model):
 Holding = Annotated[Cards, Field(min_length=13, max_length=13)]
 
 
+@final
 class Hand4(Model):
     """A four-player hand: the deal by seat, bids, exchanges and card play."""
 
