@@ -50,7 +50,7 @@ from itertools import compress
 from typing import Any, NamedTuple, cast
 
 from spades_replay.engine.bidding import bid_violation, bidding_order, rules_are_free
-from spades_replay.engine.cards import CARD_NAMES, FULL_DECK_MASK, NON_SPADES_MASK, SUIT_MASKS
+from spades_replay.engine.cards import FULL_DECK_MASK, NON_SPADES_MASK, SUIT_MASKS
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, SideScore, end_reason, score_side
 from spades_replay.engine.seats import Seat, Side, Variant
@@ -89,6 +89,11 @@ class GameFigures(NamedTuple):
     bags: tuple[int, int]
     complete_hands: int
 
+
+CARD_NAMES = models.CARD_NAMES
+"""The card names in the engine's order, as the very string objects the models return: the
+tables below are keyed by them, so that comparing a key found in a record with a table's
+key is an identity check."""
 
 BIT: dict[str, int] = {name: 1 << card for card, name in enumerate(CARD_NAMES)}
 """The bitmask of each card, by name."""

@@ -125,6 +125,20 @@ def test_conformance(path: Path) -> None:
     agree_bytes(path.read_bytes())
 
 
+def test_the_tables_are_keyed_by_the_card_names_the_models_return() -> None:
+    """The verifier's tables take the engine's card order, and their keys are the string
+    objects the models hand back, so that looking a card up compares by identity."""
+    from spades_replay.engine import cards
+    from spades_replay.verify import CARD_NAMES
+
+    assert CARD_NAMES == cards.CARD_NAMES
+    record = loads(FIXTURE_RECORDS[0][1])
+    names = {id(name) for name in CARD_NAMES}
+    held = [card for hand in record.hands for card in hand.plays]
+    assert held
+    assert all(id(card) in names for card in held)
+
+
 def test_valid_complete_fixtures_are_verified_without_the_engine() -> None:
     """The fast path is taken: every valid fixture whose hands are all finished is clean."""
     clean = 0
