@@ -11,14 +11,17 @@ fixture, conformance record, simulated corpora and hundreds of thousands of muta
 
 How it stays fast, in pure Python (docs/performance.md has the figures):
 
-- **No name-to-int pass**: its tables are keyed by the card-name strings the models return.
+- **No name-to-int pass**: its tables are keyed by the card-name strings the models return,
+  the very objects (pydantic hands back its ``Literal``'s own strings), so that a lookup
+  compares keys by identity.
 - **Deferred "was it held" test**: each seat's holding mask is XOR-ed with every card she plays
   and must end at 0. Thirteen plays XOR to a 13-card holding only when they are exactly that
   holding, once each; so for any record that passes, the running masks were the true holdings
   all along, and the follow-suit and spades tests made on them were exact.
-- **Deck and deal checks as arithmetic**: a deck or a deal is valid when the bits of its cards
-  (summed in C) add up to the full deck, which 52 single bits do only when they are distinct;
-  the draft keeps its cards with ``compress`` over the deck's bits.
+- **Deck and deal checks in C**: a deal is valid when the bits of its cards (summed in C) add
+  up to the full deck, which 52 single bits do only when they are distinct; a deck when the
+  set of its 52 names has 52 members. The draft keeps its cards with ``compress`` over the
+  deck, its selectors made from the draft string by two ``str.replace``.
 - **Table-driven tricks, looked up in C**: a ``map`` of a dict's ``__getitem__`` over the
   ``zip`` of the plays gives, for each two-player trick (keyed by its two card names) or each
   half of a four-player trick (keyed by the suit led and two names), the cards' bits, the
