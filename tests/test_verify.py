@@ -30,6 +30,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from spades_replay.bots import RandomBot
+from spades_replay.engine.cards import CARD_NAMES as ENGINE_CARD_NAMES
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.errors import FormatError
@@ -40,7 +41,7 @@ from spades_replay.simulate import simulate_game
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.tables import TableRows
 from spades_replay.validate import check_bytes, verify_bytes
-from spades_replay.verify import GameFigures, rules_of_record, verify
+from spades_replay.verify import CARD_NAMES, GameFigures, rules_of_record, verify
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
 from .test_fuzz import mutated
@@ -128,10 +129,7 @@ def test_conformance(path: Path) -> None:
 def test_the_tables_are_keyed_by_the_card_names_the_models_return() -> None:
     """The verifier's tables take the engine's card order, and their keys are the string
     objects the models hand back, so that looking a card up compares by identity."""
-    from spades_replay.engine import cards
-    from spades_replay.verify import CARD_NAMES
-
-    assert CARD_NAMES == cards.CARD_NAMES
+    assert CARD_NAMES == ENGINE_CARD_NAMES
     record = loads(FIXTURE_RECORDS[0][1])
     names = {id(name) for name in CARD_NAMES}
     held = [card for hand in record.hands for card in hand.plays]
