@@ -47,7 +47,9 @@ exchange, who must lead it. Unfinished hands are left to the engine: the verifie
 from __future__ import annotations
 
 import functools
+import importlib
 import operator
+import os
 from collections.abc import Callable, Sequence
 from itertools import compress
 from typing import Any, NamedTuple, cast
@@ -60,7 +62,17 @@ from spades_replay.engine.seats import Seat, Side, Variant
 from spades_replay.engine.tricks import opening_leader, two_of_clubs_leads
 from spades_replay.record import models
 
-__all__ = ["GameFigures", "HandFigures", "rules_of_record", "verify"]
+__all__ = [
+    "COMPILED_KERNEL",
+    "KERNEL",
+    "KERNEL_VARIABLE",
+    "PYTHON_KERNEL",
+    "GameFigures",
+    "HandFigures",
+    "Kernel",
+    "rules_of_record",
+    "verify",
+]
 
 
 class HandFigures(NamedTuple):
@@ -405,10 +417,64 @@ def _play4(
     return tuple(won)
 
 
-def verify(record: models.AnyRecord) -> GameFigures | None:
+def _holding(cards: Sequence[str]) -> int:
+    """The sum of the cards' bits: their holding, when they are distinct."""
+    return sum(map(BIT.__getitem__, cards))
+
+
+def _draft2(deck: Sequence[str], draft: str) -> tuple[int, int] | None:
+    """The holdings of the first and of the second drafter of a two-player hand, or ``None``
+    when the deck repeats a card."""
+    if len(set(deck)) != len(deck):
+        return None
+    kept = list(compress(deck, _selectors(draft)))
+    return _holding(kept[0::2]), _holding(kept[1::2])
+
+
+class Kernel(NamedTuple):
+    """The functions that do the verifier's card work: its pure-Python ones, or their
+    compiled counterparts (``_verify_kernel.c``), which answer the same on every input."""
+
+    name: str
+    holding: Callable[[Sequence[str]], int]
+    draft2: Callable[[Sequence[str], str], tuple[int, int] | None]
+    play2: Callable[[Sequence[str], int, int, Seat, bool], tuple[int, ...] | None]
+    play4: Callable[[Sequence[str], list[int], Seat, bool], tuple[int, ...] | None]
+
+
+PYTHON_KERNEL = Kernel("python", _holding, _draft2, _play2, _play4)
+"""The reference: the functions above."""
+
+
+def _compiled_kernel() -> Kernel | None:
+    """The compiled kernel, where the install built it (it needs a C compiler)."""
+    try:
+        # by name: import-linter reads a static import of it as one of the whole package
+        compiled = importlib.import_module("spades_replay._verify_kernel")
+    except ImportError:
+        return None
+    return Kernel("compiled", compiled.holding, compiled.draft2, compiled.play2, compiled.play4)
+
+
+COMPILED_KERNEL = _compiled_kernel()
+"""The compiled kernel, or ``None`` where it was not built."""
+KERNEL_VARIABLE = "SPADES_VERIFY_KERNEL"
+"""Set to ``python`` to verify with :data:`PYTHON_KERNEL` even where the compiled one is
+built."""
+KERNEL = (
+    PYTHON_KERNEL
+    if COMPILED_KERNEL is None or os.environ.get(KERNEL_VARIABLE, "").strip().lower() == "python"
+    else COMPILED_KERNEL
+)
+"""The kernel :func:`verify` uses: the compiled one where it is built, unless
+:data:`KERNEL_VARIABLE` says ``python``."""
+
+
+def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigures | None:
     """The figures of ``record`` if it is clean (every action legal, every claim right),
     else ``None``: then :func:`spades_replay.replay.check` says why. ``None`` also when the
-    record has an unfinished hand."""
+    record has an unfinished hand. ``kernel`` does the card work (default :data:`KERNEL`);
+    every kernel gives the same answer."""
     rules = rules_of_record(record.rules)
     two = isinstance(record, models.TwoPlayerRecord)
     variant = Variant.TWO_PLAYER if two else Variant.FOUR_PLAYER
@@ -422,7 +488,7 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
     if lose is None:
         lose = -(1 << 62)  # lower than any score a record can reach
     bid_of = _BIDS.__getitem__
-    bit = BIT.__getitem__
+    _, holding, draft2, play2, play4 = kernel or KERNEL
     dealer = record.first_dealer
     score0 = score1 = bags0 = bags1 = 0
     decided = False
@@ -444,16 +510,14 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
         if type(hand) is models.Hand2:  # final: no subclass; isinstance asks the ABC machinery
             if len(plays) != 26:
                 return None
-            deck = hand.deck
-            if len(set(deck)) != 52:
+            drafted = draft2(hand.deck, hand.draft)
+            if drafted is None:
                 return None
-            kept = list(compress(deck, _selectors(hand.draft)))
-            holdings = [sum(map(bit, kept[0::2])), sum(map(bit, kept[1::2]))]
-            if dealer:
-                holdings.reverse()
+            # by seat: the first player (``dealer``) drafts first
+            holdings = [drafted[1], drafted[0]] if dealer else list(drafted)
             if hand.exchanges and not _exchange2(hand, bids, holdings, dealer, limit):
                 return None
-            tricks = _play2(plays, holdings[1 - dealer], holdings[dealer], 1 - dealer, broken)
+            tricks = play2(plays, holdings[1 - dealer], holdings[dealer], 1 - dealer, broken)
             if tricks is None:
                 return None
             key0: tuple[int, ...] = (bids[0], tricks[0], bags0)
@@ -461,13 +525,7 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
         else:
             if len(plays) != 52:
                 return None
-            first_seat, second_seat, third_seat, fourth_seat = hand.deal
-            holdings = [
-                sum(map(bit, first_seat)),
-                sum(map(bit, second_seat)),
-                sum(map(bit, third_seat)),
-                sum(map(bit, fourth_seat)),
-            ]
+            holdings = list(map(holding, hand.deal))
             if sum(holdings) != FULL_DECK_MASK:
                 return None
             if hand.exchanges and not _exchange4(hand, bids, holdings, limit):
@@ -478,7 +536,7 @@ def verify(record: models.AnyRecord) -> GameFigures | None:
                 leader = opening_leader(variant, rules, dealer, holdings)
             else:
                 leader = (dealer + 1) & 3
-            tricks = _play4(plays, holdings, leader, broken)
+            tricks = play4(plays, holdings, leader, broken)
             if tricks is None:
                 return None
             key0 = (bids[0], bids[2], tricks[0], tricks[2], bags0)

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from spades_replay.verify import COMPILED_KERNEL, PYTHON_KERNEL, Kernel
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "tests" / "conformance"
 CONFORMANCE_1_1 = ROOT / "tests" / "conformance-1.1"
@@ -19,6 +21,12 @@ FIXTURES = ROOT / "fixtures"
 INVALID_FIXTURES = tuple(sorted((FIXTURES / "invalid").glob("*.json")))
 """The files of fixtures/invalid: one broken record per error code, and EXPECTED.json (not a
 record: the verdicts the others must get). Tests count from these, never a hard-coded number."""
+
+
+def verifier_kernels() -> list[Kernel]:
+    """The fast verifier's kernels built here (the compiled one needs a C compiler at
+    install): every differential check of the verifier runs on each."""
+    return [kernel for kernel in (PYTHON_KERNEL, COMPILED_KERNEL) if kernel is not None]
 
 
 def fixture_records() -> int:

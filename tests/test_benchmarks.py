@@ -34,10 +34,13 @@ def test_every_stage_runs_and_the_report_renders() -> None:
         "parse",
         "load",
         "verify",
+        "verify-python",
         "replay",
         "validate",
+        "validate-python",
         "validate-engine",
         "stats",
+        "stats-python",
     }
     assert all(value["hands_per_second"] > 0 for value in figures.values())
     results = {
@@ -45,6 +48,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
         "machine": "test",
         "games": 3,
         "rounds": 1,
+        "kernel": "compiled",
         "stages": {"four-player": figures},
         "cli": {"games": 1600, "seconds": 3.0, "wall_seconds": 4.0, "ratio": 0.16},
         "jobs": {"jobs_1_seconds": 2.0, "jobs_2_seconds": 1.0, "speedup": 2.0},
@@ -52,6 +56,9 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     }
     text = run.markdown(results)
     assert "| validate | four-player |" in text
+    assert "| validate-python | four-player |" in text
+    assert "the verifier's kernel: compiled" in text
+    assert "| the same in pure Python (no C compiler at install) | validate " in text
     assert "| --jobs 2 >= 1.7 x --jobs 1 | 2.00 x" in text
     assert "| `spades-replay validate` of 1,600 mixed games >= 0.15 of orjson" in text
 

@@ -27,10 +27,12 @@ from spades_replay.errors import Code, FormatError, RulesError
 from spades_replay.record.io import dumps, loads
 from spades_replay.replay import figures_of
 from spades_replay.validate import check_bytes, validate_bytes, verify_bytes
+from spades_replay.verify import verify
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, verifier_kernels
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
+KERNELS = verifier_kernels()
 SOURCES = [
     FIXTURES / "two-player" / "blind-nil.json",
     FIXTURES / "two-player" / "unfinished.json",
@@ -261,6 +263,9 @@ def check_clean(data: bytes) -> None:
         assert not report.valid
         assert loaded.problems[0].code is report.problems[0].code
         return
+    figures = verify(loaded)
+    for kernel in KERNELS:
+        assert verify(loaded, kernel) == figures, f"the {kernel.name} kernel disagrees"
     replayed = outcome(spades_replay.replay, loaded)
     if isinstance(replayed, RulesError):
         assert not report.valid
