@@ -9,7 +9,7 @@ rule and what was legal. So every problem a user sees comes from the engine, and
 only has to be right when it says "clean" (a differential test holds the two equal on every
 fixture, conformance record, simulated corpora and hundreds of thousands of mutated records).
 
-How it stays fast, in pure Python (docs/performance.md has the figures):
+How its pure-Python kernel stays fast (docs/performance.md has the figures):
 
 - **No name-to-int pass**: its tables are keyed by the card-name strings the models return,
   the very objects (pydantic hands back its ``Literal``'s own strings), so that a lookup
@@ -18,10 +18,11 @@ How it stays fast, in pure Python (docs/performance.md has the figures):
   and must end at 0. Thirteen plays XOR to a 13-card holding only when they are exactly that
   holding, once each; so for any record that passes, the running masks were the true holdings
   all along, and the follow-suit and spades tests made on them were exact.
-- **Deck and deal checks in C**: a deal is valid when the bits of its cards (summed in C) add
-  up to the full deck, which 52 single bits do only when they are distinct; a deck when the
-  set of its 52 names has 52 members. The draft keeps its cards with ``compress`` over the
-  deck, its selectors made from the draft string by two ``str.replace``.
+- **Deck and deal checks without a Python loop**: a deal is valid when the bits of its
+  cards (summed by ``sum``) add up to the full deck, which 52 single bits do only when they
+  are distinct; a deck when the set of its 52 names has 52 members. The draft keeps its
+  cards with ``compress`` over the deck, its selectors made from the draft string by two
+  ``str.replace``.
 - **Table-driven tricks, looked up in C**: a ``map`` of a dict's ``__getitem__`` over the
   ``zip`` of the plays gives, for each two-player trick (keyed by its two card names) or each
   half of a four-player trick (keyed by the suit led and two names), the cards' bits, the
@@ -30,6 +31,12 @@ How it stays fast, in pure Python (docs/performance.md has the figures):
   does the bit work. Spades-broken is tested only until the first trick that holds a spade.
 - **Memoised scoring** with the engine's own :func:`~spades_replay.engine.scoring.score_side`,
   one memo per side, inline in the loop over hands; the running scores are plain ints.
+
+The card work (holdings, the two-player draft, the trick loops) is done by a
+:class:`Kernel`: the pure-Python functions here (:data:`PYTHON_KERNEL`, the reference), or
+their counterparts in C (``_verify_kernel.c``, :data:`COMPILED_KERNEL`), built where the
+install finds a C compiler and used by default then (:data:`KERNEL`). The two answer alike on
+every input (tests/test_verify_kernels.py, and every differential check runs on both).
 
 It knows every option of format 1.1. The bids are checked by the engine's own
 :func:`~spades_replay.engine.bidding.bid_violation` (only under rules that restrict them: bids
