@@ -140,35 +140,44 @@ _BITS = [1 << card for card in range(52)]
 _STRENGTHS = [_strengths(led) for led in range(4)]
 _MUST_NOT_HOLD = [_must_not_hold(led) for led in range(4)]
 
-_PAIRS: dict[tuple[str, str], tuple[int, int, int, int]] = {
-    (name_a, name_b): (
-        _BITS[a],
-        _BITS[b],
-        _MUST_NOT_HOLD[a // 13][b],
-        max(_STRENGTHS[a // 13][a], _STRENGTHS[a // 13][b] + 1),
-    )
-    for a, name_a in enumerate(CARD_NAMES)
-    for b, name_b in enumerate(CARD_NAMES)
-}
-"""A trick's first two cards (all of a two-player trick), keyed by their names: their bits,
-the mask the second player must no longer hold, and the stronger one's strength with its
-position (odd: the second card is stronger)."""
+_Pairs = dict[tuple[str, str], tuple[int, int, int, int]]
+_SecondHalves = dict[tuple[str, str, str], tuple[int, int, int, int, int]]
 
-_SECOND_HALVES: dict[tuple[str, str, str], tuple[int, int, int, int, int]] = {
-    (suit, name_c, name_d): (
-        _BITS[c],
-        must_not_hold[c],
-        _BITS[d],
-        must_not_hold[d],
-        max(strengths[c] + 2, strengths[d] + 3),
-    )
-    for suit, strengths, must_not_hold in zip("CDHS", _STRENGTHS, _MUST_NOT_HOLD, strict=True)
-    for c, name_c in enumerate(CARD_NAMES)
-    for d, name_d in enumerate(CARD_NAMES)
-}
-"""The last two cards of a four-player trick, keyed by the suit led and their names: the
-bit and the mask each player must no longer hold, and the stronger one's strength with its
-position."""
+
+@functools.cache
+def _trick_tables() -> tuple[_Pairs, _SecondHalves]:
+    """The pure-Python kernel's trick tables, built on its first use (13,520 entries, some
+    35 ms: a process on the compiled kernel never builds them).
+
+    The first: a trick's first two cards (all of a two-player trick), keyed by their names:
+    their bits, the mask the second player must no longer hold, and the stronger one's
+    strength with its position (odd: the second card is stronger). The second: the last two
+    cards of a four-player trick, keyed by the suit led and their names: the bit and the mask
+    each player must no longer hold, and the stronger one's strength with its position."""
+    pairs = {
+        (name_a, name_b): (
+            _BITS[a],
+            _BITS[b],
+            _MUST_NOT_HOLD[a // 13][b],
+            max(_STRENGTHS[a // 13][a], _STRENGTHS[a // 13][b] + 1),
+        )
+        for a, name_a in enumerate(CARD_NAMES)
+        for b, name_b in enumerate(CARD_NAMES)
+    }
+    second_halves = {
+        (suit, name_c, name_d): (
+            _BITS[c],
+            must_not_hold[c],
+            _BITS[d],
+            must_not_hold[d],
+            max(strengths[c] + 2, strengths[d] + 3),
+        )
+        for suit, strengths, must_not_hold in zip("CDHS", _STRENGTHS, _MUST_NOT_HOLD, strict=True)
+        for c, name_c in enumerate(CARD_NAMES)
+        for d, name_d in enumerate(CARD_NAMES)
+    }
+    return pairs, second_halves
+
 
 _SUIT_OF: dict[str, str] = {name: name[1] for name in CARD_NAMES}
 _BIDS: dict[int | str, Bid] = {**{bid: bid for bid in range(14)}, "blind_nil": BLIND_NIL}
@@ -332,7 +341,7 @@ def _play2(
     The tricks are looked up in C (a ``map`` over the pairs of plays), so the loop only does
     the bit work; a bit above :data:`NON_SPADES_MASK` is a spade's."""
     it = iter(plays)
-    tricks = map(_PAIRS.__getitem__, zip(it, it, strict=True))
+    tricks = map(_trick_tables()[0].__getitem__, zip(it, it, strict=True))
     second = 0  # tricks won by seat 1: the leader (0 or 1) added up after every trick
     if not broken:
         for bit_a, bit_b, must_not_hold, strength in tricks:
@@ -372,9 +381,10 @@ def _play4(
     loop only does the bit work; a bit above :data:`NON_SPADES_MASK` is a spade's."""
     won = [0, 0, 0, 0]
     others = NON_SPADES_MASK
-    firsts = map(_PAIRS.__getitem__, zip(plays[0::4], plays[1::4], strict=True))
+    pairs, second_halves = _trick_tables()
+    firsts = map(pairs.__getitem__, zip(plays[0::4], plays[1::4], strict=True))
     seconds = map(
-        _SECOND_HALVES.__getitem__,
+        second_halves.__getitem__,
         zip(map(_SUIT_OF.__getitem__, plays[0::4]), plays[2::4], plays[3::4], strict=True),
     )
     tricks = zip(firsts, seconds, strict=True)
