@@ -269,6 +269,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_verify_kernel",
     "The fast verifier's compiled kernel (see spades_replay/verify.py).", -1, methods,
+    NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__verify_kernel(void)
