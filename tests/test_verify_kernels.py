@@ -52,14 +52,23 @@ def test_the_compiled_kernel_is_built_wherever_it_can_be() -> None:
     assert COMPILED_KERNEL is not None, "the C source did not build (pip install -v shows why)"
 
 
-def test_the_default_kernel_is_the_compiled_one_unless_python_is_asked_for() -> None:
-    assert KERNEL is (COMPILED_KERNEL or PYTHON_KERNEL)
+def _kernel_of_a_new_process(setting: str | None) -> str:
+    """The kernel a new process verifies with, ``SPADES_VERIFY_KERNEL`` set to ``setting``."""
+    environment = {name: value for name, value in os.environ.items() if name != KERNEL_VARIABLE}
+    if setting is not None:
+        environment[KERNEL_VARIABLE] = setting
     script = "from spades_replay.verify import KERNEL; print(KERNEL.name)"
-    environment = {**os.environ, KERNEL_VARIABLE: "python"}
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True
     )
-    assert done.stdout.strip() == "python"
+    return done.stdout.strip()
+
+
+def test_the_default_kernel_is_the_compiled_one_unless_python_is_asked_for() -> None:
+    assert KERNEL in (COMPILED_KERNEL, PYTHON_KERNEL)
+    built = "python" if COMPILED_KERNEL is None else "compiled"
+    assert _kernel_of_a_new_process(None) == built
+    assert _kernel_of_a_new_process(" Python ") == "python"
 
 
 HANDS4 = [
