@@ -1,7 +1,8 @@
 /* The fast verifier's compiled kernel: the card work of spades_replay/verify.py, in C.
  *
- * Three functions, each the exact counterpart of a pure-Python function of verify.py, which
- * stays the reference (tests/test_verify.py holds the two equal on every input it tries):
+ * Four functions, each the exact counterpart of a pure-Python function of verify.py, which
+ * stays the reference (tests/test_verify.py and tests/test_verify_kernels.py hold the two
+ * equal on every input they try):
  *
  *   holding(cards) -> int           _holding: the sum of the cards' bits (a card is bit
  *                                   13 * suit + rank, suits CDHS, ranks 2..A)
@@ -19,9 +20,10 @@
  * the suit led. Unlike the Python functions, which test "was it held" once at the end of the
  * hand, these test every card as it is played; both answer None for the same hands.
  *
- * A card name that is not one of the 52 raises KeyError, a sequence of the wrong length
- * ValueError, as the Python functions do (the format's models let neither through). The
- * module keeps no state between calls. It is built where a C compiler is found (an optional
+ * A card name that is not one of the 52 raises KeyError, as in the Python functions; a
+ * sequence of the wrong length, or a seat or holding out of range, raises ValueError or
+ * OverflowError (the verifier passes none of these: the format's models and its own length
+ * checks keep them out). The module keeps no state between calls. It is built where a C compiler is found (an optional
  * extension: without one, the package installs without it and verify.py runs its Python).
  */
 
@@ -151,6 +153,49 @@ static PyObject *draft2(PyObject *module, PyObject *args)
     return Py_BuildValue("(KK)", (unsigned long long)kept[0], (unsigned long long)kept[1]);
 }
 
+/* The tricks of a complete hand of ``seats`` players (2 or 4), led first by ``leader``, from
+ * each seat's holding in ``held``: the tricks won by each seat into ``won``, and 1; or 0 as
+ * soon as a card is illegal. */
+static int tricks_won(const int *cards, uint64_t *held, int seats, int leader, int broken,
+                      int *won)
+{
+    for (int trick = 0; trick < 13; trick++) {
+        const int *card = cards + seats * trick;
+        int led = card[0] / 13;
+        uint64_t bit = UINT64_C(1) << card[0];
+        if (!(held[leader] & bit)) {
+            return 0;
+        }
+        if (!broken && led == 3 && (held[leader] & NON_SPADES)) {
+            return 0;
+        }
+        held[leader] ^= bit;
+        int best = 0, spade = led == 3;
+        for (int position = 1; position < seats; position++) {
+            int seat = (leader + position) % seats, suit = card[position] / 13;
+            bit = UINT64_C(1) << card[position];
+            if (!(held[seat] & bit)) {
+                return 0;
+            }
+            if (suit != led && (held[seat] & SUIT_MASK(led))) {
+                return 0;
+            }
+            held[seat] ^= bit;
+            int best_suit = card[best] / 13;
+            if ((suit == best_suit && card[position] > card[best]) || (suit == 3 && best_suit != 3)) {
+                best = position;
+            }
+            spade |= suit == 3;
+        }
+        if (spade) {
+            broken = 1;
+        }
+        leader = (leader + best) % seats;
+        won[leader] += 1;
+    }
+    return 1;
+}
+
 static PyObject *play2(PyObject *module, PyObject *args)
 {
     PyObject *plays, *lead, *other;
@@ -167,28 +212,8 @@ static PyObject *play2(PyObject *module, PyObject *args)
         return NULL;
     }
     int won[2] = {0, 0};
-    for (int trick = 0; trick < 13; trick++) {
-        int first = cards[2 * trick], second = cards[2 * trick + 1];
-        int led = first / 13, follower = 1 - leader;
-        uint64_t first_bit = UINT64_C(1) << first, second_bit = UINT64_C(1) << second;
-        if (!(held[leader] & first_bit) || !(held[follower] & second_bit)) {
-            Py_RETURN_NONE;
-        }
-        if (!broken && led == 3 && (held[leader] & NON_SPADES)) {
-            Py_RETURN_NONE;
-        }
-        if (second / 13 != led && (held[follower] & SUIT_MASK(led))) {
-            Py_RETURN_NONE;
-        }
-        held[leader] ^= first_bit;
-        held[follower] ^= second_bit;
-        if ((second / 13 == led && second > first) || (second / 13 == 3 && led != 3)) {
-            leader = follower;
-        }
-        if (first / 13 == 3 || second / 13 == 3) {
-            broken = 1;
-        }
-        won[leader] += 1;
+    if (!tricks_won(cards, held, 2, leader, broken, won)) {
+        Py_RETURN_NONE;
     }
     return Py_BuildValue("(ii)", won[0], won[1]);
 }
@@ -221,39 +246,8 @@ static PyObject *play4(PyObject *module, PyObject *args)
     }
     Py_DECREF(items);
     int won[4] = {0, 0, 0, 0};
-    for (int trick = 0; trick < 13; trick++) {
-        const int *card = cards + 4 * trick;
-        int led = card[0] / 13;
-        uint64_t bit = UINT64_C(1) << card[0];
-        if (!(held[leader] & bit)) {
-            Py_RETURN_NONE;
-        }
-        if (!broken && led == 3 && (held[leader] & NON_SPADES)) {
-            Py_RETURN_NONE;
-        }
-        held[leader] ^= bit;
-        int best = 0, spade = led == 3;
-        for (int position = 1; position < 4; position++) {
-            int seat = (leader + position) & 3, suit = card[position] / 13;
-            bit = UINT64_C(1) << card[position];
-            if (!(held[seat] & bit)) {
-                Py_RETURN_NONE;
-            }
-            if (suit != led && (held[seat] & SUIT_MASK(led))) {
-                Py_RETURN_NONE;
-            }
-            held[seat] ^= bit;
-            int best_suit = card[best] / 13;
-            if ((suit == best_suit && card[position] > card[best]) || (suit == 3 && best_suit != 3)) {
-                best = position;
-            }
-            spade |= suit == 3;
-        }
-        if (spade) {
-            broken = 1;
-        }
-        leader = (leader + best) & 3;
-        won[leader] += 1;
+    if (!tricks_won(cards, held, 4, leader, broken, won)) {
+        Py_RETURN_NONE;
     }
     return Py_BuildValue("(iiii)", won[0], won[1], won[2], won[3]);
 }
