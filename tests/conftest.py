@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from spades_replay.verify import COMPILED_KERNEL, PYTHON_KERNEL, Kernel
+from spades_replay.verify import COMPILED_KERNEL, KERNEL, PYTHON_KERNEL, Kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "tests" / "conformance"
@@ -23,10 +23,11 @@ INVALID_FIXTURES = tuple(sorted((FIXTURES / "invalid").glob("*.json")))
 record: the verdicts the others must get). Tests count from these, never a hard-coded number."""
 
 
-def verifier_kernels() -> list[Kernel]:
+def other_verifier_kernels() -> list[Kernel]:
     """The fast verifier's kernels built here (the compiled one needs a C compiler at
-    install): every differential check of the verifier runs on each."""
-    return [kernel for kernel in (PYTHON_KERNEL, COMPILED_KERNEL) if kernel is not None]
+    install) other than its default one: every differential check of the verifier runs on
+    the default kernel, then on each of these."""
+    return [kernel for kernel in (PYTHON_KERNEL, COMPILED_KERNEL) if kernel not in (None, KERNEL)]
 
 
 def fixture_records() -> int:

@@ -29,10 +29,10 @@ from spades_replay.replay import figures_of
 from spades_replay.validate import check_bytes, validate_bytes, verify_bytes
 from spades_replay.verify import verify
 
-from .conftest import FIXTURES, verifier_kernels
+from .conftest import FIXTURES, other_verifier_kernels
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
-KERNELS = verifier_kernels()
+OTHER_KERNELS = other_verifier_kernels()
 SOURCES = [
     FIXTURES / "two-player" / "blind-nil.json",
     FIXTURES / "two-player" / "unfinished.json",
@@ -264,7 +264,7 @@ def check_clean(data: bytes) -> None:
         assert loaded.problems[0].code is report.problems[0].code
         return
     figures = verify(loaded)
-    for kernel in KERNELS:
+    for kernel in OTHER_KERNELS:
         assert verify(loaded, kernel) == figures, f"the {kernel.name} kernel disagrees"
     replayed = outcome(spades_replay.replay, loaded)
     if isinstance(replayed, RulesError):

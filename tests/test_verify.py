@@ -43,11 +43,11 @@ from spades_replay.stats.tables import TableRows
 from spades_replay.validate import check_bytes, verify_bytes
 from spades_replay.verify import CARD_NAMES, GameFigures, rules_of_record, verify
 
-from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES, verifier_kernels
+from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES, other_verifier_kernels
 from .test_fuzz import mutated
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
-KERNELS = verifier_kernels()
+OTHER_KERNELS = other_verifier_kernels()
 
 
 def unsure(record: models.AnyRecord) -> bool:
@@ -61,7 +61,7 @@ def agree(record: models.AnyRecord) -> GameFigures | None:
     """Assert that the verifier, on every kernel built here, and ``check()`` agree on a
     loaded record."""
     figures = verify(record)
-    for kernel in KERNELS:
+    for kernel in OTHER_KERNELS:
         assert verify(record, kernel) == figures, f"the {kernel.name} kernel disagrees"
     replayed, problems = check(record)
     if figures is not None:
