@@ -12,7 +12,8 @@ Stages, on a fixed seeded corpus (2,000 games of each variant; 200 with ``--quic
 
 - ``parse``: ``orjson.loads`` alone (the baseline);
 - ``load``: parsing with schema validation (``spades_replay.loads``);
-- ``verify``: the fast verifier on already-loaded records (``spades_replay.verify.verify``);
+- ``verify``: the fast verifier on already-loaded records
+  (``spades_replay.replayer.verify.verify``);
 - ``replay``: the engine's replay of already-loaded records (legal replay, scoring, claims);
 - ``validate``: end to end, bytes to verdict (``validate_bytes``: the fast path), on one core;
 - ``validate-engine``: end to end through the engine alone (``check_bytes``), on one core;
@@ -55,15 +56,20 @@ from typing import Any
 import orjson
 from pages import replace_block
 
-from spades_replay import verify as verifier
 from spades_replay.engine.seats import Variant
+from spades_replay.play.simulate import CorpusSpec, write_corpus
 from spades_replay.record.io import loads
 from spades_replay.record.models import AnyRecord
-from spades_replay.replay import check
-from spades_replay.simulate import CorpusSpec, write_corpus
+from spades_replay.replayer import verify as verifier
+from spades_replay.replayer.replay import check
+from spades_replay.replayer.validate import (
+    CorpusValidation,
+    check_bytes,
+    validate_bytes,
+    verify_bytes,
+)
+from spades_replay.replayer.verify import KERNEL, PYTHON_KERNEL, Kernel, verify
 from spades_replay.stats.collect import RowSink
-from spades_replay.validate import CorpusValidation, check_bytes, validate_bytes, verify_bytes
-from spades_replay.verify import KERNEL, PYTHON_KERNEL, Kernel, verify
 
 ROOT = Path(__file__).resolve().parents[1]
 SEEDS = {Variant.TWO_PLAYER: 101, Variant.FOUR_PLAYER: 202}
@@ -125,7 +131,7 @@ def ratio_rounds(
 @contextlib.contextmanager
 def kernel(chosen: Kernel) -> Iterator[None]:
     """The fast verifier's card work done by ``chosen`` for a while (``verify`` reads
-    :data:`spades_replay.verify.KERNEL` on every call)."""
+    :data:`spades_replay.replayer.verify.KERNEL` on every call)."""
     default = verifier.KERNEL
     verifier.KERNEL = chosen
     try:

@@ -31,11 +31,11 @@ from typing import Any
 from pages import replace_block
 
 from spades_replay.analysis import analyze_hands
-from spades_replay.cluster import Cluster, open_cluster
-from spades_replay.corpus import CHUNK_BYTES
-from spades_replay.parallel import ordered_map
+from spades_replay.plumbing.cluster import Cluster, open_cluster
+from spades_replay.plumbing.corpus import CHUNK_BYTES
+from spades_replay.plumbing.parallel import ordered_map
 from spades_replay.record.io import loads
-from spades_replay.replay import HandReplay, replay
+from spades_replay.replayer.replay import HandReplay, replay
 
 TARGET = 0.9
 """``--scheduler local:2`` at least this fraction of ``--jobs 2``'s speed."""

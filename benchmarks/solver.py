@@ -1,6 +1,6 @@
 """The speed of double-dummy analysis: ``python benchmarks/solver.py [--quick]``.
 
-On a fixed seeded corpus of complete hands from :func:`~spades_replay.simulate.simulate_game`
+On a fixed seeded corpus of complete hands from :func:`~spades_replay.play.simulate.simulate_game`
 (heuristic bots, so the hands look like real play), it times:
 
 - **two-player**: the par of a full hand (one solve from the start of play) and the whole-hand
@@ -48,10 +48,10 @@ from spades_replay.analysis import (
     prepare_kernel,
     solve,
 )
-from spades_replay.bots import HeuristicBot
 from spades_replay.engine.seats import Variant
-from spades_replay.replay import HandReplay, replay
-from spades_replay.simulate import simulate_game
+from spades_replay.play.bots import HeuristicBot
+from spades_replay.play.simulate import simulate_game
+from spades_replay.replayer.replay import HandReplay, replay
 
 T = TypeVar("T")
 

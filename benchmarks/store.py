@@ -46,7 +46,7 @@ from pages import replace_block
 from run import PEAK_OF_ONE
 
 from spades_replay.engine.seats import Variant
-from spades_replay.simulate import CorpusSpec, write_corpus
+from spades_replay.play.simulate import CorpusSpec, write_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "out"

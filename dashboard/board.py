@@ -25,7 +25,7 @@ from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import HandState, Phase, drafted_cards
 from spades_replay.engine.tricks import trick_winner
-from spades_replay.replay import HandReplay, Replay, Step
+from spades_replay.replayer.replay import HandReplay, Replay, Step
 from spades_replay.text import card_label, plural, score_line
 
 from .markup import cards_md, md, plain

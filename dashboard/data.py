@@ -44,7 +44,10 @@ from spades_replay.analysis import (
     position_before,
     prepare_kernel,
 )
-from spades_replay.corpus import (
+from spades_replay.engine.cards import Card
+from spades_replay.engine.rules import RuleValue
+from spades_replay.errors import Code, InputError, Problem
+from spades_replay.plumbing.corpus import (
     Source,
     Task,
     expand,
@@ -55,15 +58,12 @@ from spades_replay.corpus import (
     read_task,
     sample_paths,
 )
-from spades_replay.engine.cards import Card
-from spades_replay.engine.rules import RuleValue
-from spades_replay.errors import Code, InputError, Problem
-from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.replay import HandReplay, Replay
-from spades_replay.rescore import CorpusRescore, Rescore, RescoreError, rescore
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.replayer.replay import HandReplay, Replay
+from spades_replay.replayer.rescore import CorpusRescore, Rescore, RescoreError, rescore
+from spades_replay.replayer.validate import RecordReport, check_bytes, oversize_report, verify_bytes
 from spades_replay.stats.double_dummy import HandList, analysis_table
 from spades_replay.stats.tables import TableRows, Tables
-from spades_replay.validate import RecordReport, check_bytes, oversize_report, verify_bytes
 
 UPLOAD_BYTES = DEFAULT_LIMITS.record_bytes
 """The largest upload taken (after decompression): the size limit of one record. Larger
@@ -315,7 +315,7 @@ def data_paths(argv: Sequence[str], entry: str) -> tuple[str, ...]:
     """The paths the dashboard shows: the arguments Streamlit gave this entry script
     (``streamlit run app.py -- PATH...``); without any, the sample records of the
     ``fixtures/`` folder of the checkout the script is in (all but ``fixtures/invalid``: see
-    :func:`~spades_replay.corpus.sample_paths`), when there is one; else none (uploads
+    :func:`~spades_replay.plumbing.corpus.sample_paths`), when there is one; else none (uploads
     only)."""
     script = Path(entry).resolve()
     if len(argv) > 1 and Path(argv[0]).resolve() == script:

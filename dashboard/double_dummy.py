@@ -21,7 +21,7 @@ from spades_replay.analysis import HandAnalysis, PlayAnalysis
 from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.replay import HandReplay, Replay
+from spades_replay.replayer.replay import HandReplay, Replay
 
 from . import board, data
 from .data import GameRef

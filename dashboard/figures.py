@@ -15,7 +15,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import polars as pl
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from spades_replay.rescore import Rescore
+from spades_replay.replayer.rescore import Rescore
 from spades_replay.stats.tables import short_rules_label
 
 from .markup import plot_text

@@ -12,7 +12,7 @@ from spades_replay.analysis import HandAnalysis
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.replay import HandReplay, Replay, next_mark, previous_mark
+from spades_replay.replayer.replay import HandReplay, Replay, next_mark, previous_mark
 from spades_replay.stats.tables import rules_caption, rules_label
 
 from . import board, charts, double_dummy, figures

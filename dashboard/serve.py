@@ -19,7 +19,7 @@ import pyarrow  # type: ignore[import-untyped]  # noqa: F401 (DuckDB hands resul
 from streamlit.web.cli import main
 
 import spades_replay.analysis
-import spades_replay.replay
+import spades_replay.replayer.replay
 import spades_replay.stats.tables
 import spades_replay.store.sql  # noqa: F401
 

@@ -18,11 +18,11 @@ from typing import Any
 import polars as pl
 import streamlit as st
 
+from spades_replay.replayer.validate import RecordReport
 from spades_replay.stats.tables import GAME_SCHEMA, Tables
 from spades_replay.store.layout import MANIFEST, open_manifest
 from spades_replay.store.read import Store, schemas
 from spades_replay.store.sql import connect
-from spades_replay.validate import RecordReport
 
 from .data import FILE, GameRef
 from .selection import Filters

@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from spades_replay.errors import Problem
-from spades_replay.validate import RecordReport
+from spades_replay.replayer.validate import RecordReport
 
 from . import replay
 from .data import UPLOAD_BYTES, Loaded, Upload, check_upload

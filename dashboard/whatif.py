@@ -8,7 +8,7 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from spades_replay.engine.rules import Rules, RuleValue
-from spades_replay.rescore import PARTS, Outcome, Rescore, RescoreError, rescore
+from spades_replay.replayer.rescore import PARTS, Outcome, Rescore, RescoreError, rescore
 from spades_replay.text import score_line
 
 from . import data, figures

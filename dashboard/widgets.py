@@ -18,7 +18,7 @@ import polars as pl
 import streamlit as st
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
-from spades_replay.replay import Replay
+from spades_replay.replayer.replay import Replay
 from spades_replay.stats.tables import Tables
 
 from .data import UPLOAD_BYTES, GameRef, Loaded, Upload, replay_of

@@ -7,10 +7,13 @@
             print(step.action, step.trick)     # cards print as QH
     print(r.result.winner, r.result.scores)
 
-The layers, lowest first (each imports only those below it): :mod:`.errors`; the record
-format (:mod:`.record`) and the rules engine (:mod:`.engine`), which know nothing of each
-other; :mod:`.convert`, where they meet; :mod:`.replay`; :mod:`.corpus` and :mod:`.validate`
-(and beside it :mod:`.rescore`, what-if rescoring); and the command line (:mod:`.cli`).
+The folders read like the data flow, lowest first (each imports only those below it):
+:mod:`.errors`; the I/O plumbing (:mod:`.plumbing`); the record format (:mod:`.record`) and
+the rules engine (:mod:`.engine`), which know nothing of each other; the replayer
+(:mod:`.replayer`: where they meet, the fast verifier, replays, validation and what-if
+rescoring); games being played (:mod:`.play`: the recorder, bots, self-play); double-dummy
+analysis (:mod:`.analysis`) and other tools' games (:mod:`.interop`); corpus statistics
+(:mod:`.stats`); the Parquet store (:mod:`.store`); and the command line (:mod:`.cli`).
 """
 
 from spades_replay.errors import (
@@ -24,7 +27,7 @@ from spades_replay.errors import (
 )
 from spades_replay.record.io import dump, dumps, load, loads
 from spades_replay.record.models import FourPlayerRecord, TwoPlayerRecord
-from spades_replay.replay import (
+from spades_replay.replayer.replay import (
     Card,
     GameResult,
     HandReplay,
@@ -34,8 +37,8 @@ from spades_replay.replay import (
     hand_cards,
     replay,
 )
-from spades_replay.rescore import CorpusRescore, Rescore, RescoreError, rescore
-from spades_replay.validate import CorpusValidation, RecordReport, validate_bytes
+from spades_replay.replayer.rescore import CorpusRescore, Rescore, RescoreError, rescore
+from spades_replay.replayer.validate import CorpusValidation, RecordReport, validate_bytes
 
 __version__ = "0.1.0"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
-from spades_replay.verify import COMPILED_KERNEL, KERNEL, PYTHON_KERNEL, Kernel
+from spades_replay.replayer.verify import COMPILED_KERNEL, KERNEL, PYTHON_KERNEL, Kernel
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "tests" / "conformance"
@@ -32,7 +32,7 @@ def other_verifier_kernels() -> list[Kernel]:
 
 def fixture_records() -> int:
     """How many records fixtures/ holds (files, and the lines of its corpora)."""
-    from spades_replay.validate import CorpusValidation
+    from spades_replay.replayer.validate import CorpusValidation
 
     validation = CorpusValidation([FIXTURES])
     list(validation)

@@ -21,14 +21,14 @@ from spades_replay.analysis import (
     analyze_replay,
     position_before,
 )
-from spades_replay.bots import HeuristicBot
 from spades_replay.cli import main
 from spades_replay.engine.cards import cards_of
 from spades_replay.engine.scoring import BLIND_NIL, NIL
 from spades_replay.engine.seats import Variant
+from spades_replay.play.bots import HeuristicBot
+from spades_replay.play.simulate import simulate_game
 from spades_replay.record.io import dump, load
-from spades_replay.replay import HandReplay, Replay, replay
-from spades_replay.simulate import simulate_game
+from spades_replay.replayer.replay import HandReplay, Replay, replay
 
 from .conftest import CONFORMANCE
 from .test_solver import exhaustive_nil, exhaustive_tricks

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from spades_replay.atomic import atomic_writer, write_bytes_atomic
+from spades_replay.plumbing.atomic import atomic_writer, write_bytes_atomic
 
 
 def write_then_fail(target: Path, data: bytes, error: BaseException) -> None:

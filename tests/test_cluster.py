@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 
 from spades_replay.cli import main
-from spades_replay.cluster import Cluster, ClusterError, open_cluster, parse_address
 from spades_replay.engine.seats import Variant
-from spades_replay.parallel import ordered_map, workers
-from spades_replay.simulate import CorpusSpec, write_corpus
-from spades_replay.validate import CorpusValidation
+from spades_replay.play.simulate import CorpusSpec, write_corpus
+from spades_replay.plumbing.cluster import Cluster, ClusterError, open_cluster, parse_address
+from spades_replay.plumbing.parallel import ordered_map, workers
+from spades_replay.replayer.validate import CorpusValidation
 from tests.conftest import FIXTURES, ROOT
 
 distributed = pytest.importorskip("distributed")

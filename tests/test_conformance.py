@@ -13,7 +13,7 @@ import pytest
 
 import spades_replay
 from spades_replay.errors import Code, FormatError
-from spades_replay.validate import validate_bytes
+from spades_replay.replayer.validate import validate_bytes
 
 from .conftest import CONFORMANCE, SHARED
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import orjson
 import pytest
 
-from spades_replay.corpus import Task, expand, plan, read_task
 from spades_replay.errors import Code, InputError
-from spades_replay.limits import Limits
-from spades_replay.validate import CorpusValidation
+from spades_replay.plumbing.corpus import Task, expand, plan, read_task
+from spades_replay.plumbing.limits import Limits
+from spades_replay.replayer.validate import CorpusValidation
 
 from .conftest import CONFORMANCE, FIXTURES
 
@@ -112,7 +112,7 @@ def test_unreadable_file(tmp_path: Path) -> None:
 
 PEAK = """
 import resource, sys
-from spades_replay.validate import CorpusValidation
+from spades_replay.replayer.validate import CorpusValidation
 v = CorpusValidation([sys.argv[1]], jobs=int(sys.argv[2]), chunk_bytes=1 << 20)
 assert sum(1 for _ in v) == 0, "invalid records"
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -151,7 +151,7 @@ def test_memory_stays_flat_as_the_corpus_grows(tmp_path: Path, jobs: int) -> Non
 def test_one_reading_path_for_files_and_uploads(tmp_path: Path, name: str) -> None:
     """A file on disk and the same bytes uploaded (read in memory) give the same records,
     whatever the case of ``.gz``."""
-    from spades_replay.corpus import is_corpus, read_memory
+    from spades_replay.plumbing.corpus import is_corpus, read_memory
 
     many = is_corpus(Path(name))
     lines = [GOOD, b"", BAD] if many else [GOOD]
@@ -174,7 +174,7 @@ def test_record_io_reads_gzip_whatever_the_case(tmp_path: Path) -> None:
 
 
 def test_uploads_over_the_cap_are_refused_after_decompression() -> None:
-    from spades_replay.corpus import read_memory
+    from spades_replay.plumbing.corpus import read_memory
 
     bomb = gzip.compress(b"\n" * 5000)
     with pytest.raises(InputError) as caught:
@@ -199,7 +199,7 @@ def test_standard_input_holds_a_record_or_a_corpus(
 ) -> None:
     import io
 
-    from spades_replay.corpus import STDIN, STDIN_NAME
+    from spades_replay.plumbing.corpus import STDIN, STDIN_NAME
 
     stdin = type("Stdin", (), {"buffer": io.BufferedReader(io.BytesIO(data))})()
     monkeypatch.setattr(sys, "stdin", stdin)
@@ -213,7 +213,7 @@ def test_standard_input_over_the_size_limit_is_never_read_whole(
 ) -> None:
     import io
 
-    from spades_replay.corpus import STDIN
+    from spades_replay.plumbing.corpus import STDIN
 
     big = io.BufferedReader(io.BytesIO(b"x" * 10_000 + b"\n" + b"y" * 10_000))
     monkeypatch.setattr(sys, "stdin", type("Stdin", (), {"buffer": big})())

@@ -23,15 +23,15 @@ from streamlit.testing.v1 import AppTest
 
 import spades_replay
 from spades_replay.analysis import KERNEL_VARIABLE, Solver, analyze_hand, position_before
-from spades_replay.corpus import sample_paths
 from spades_replay.engine.actions import PlayCard
-from spades_replay.replay import HandReplay, Replay
+from spades_replay.plumbing.corpus import sample_paths
+from spades_replay.replayer.replay import HandReplay, Replay
+from spades_replay.replayer.validate import CorpusValidation
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.double_dummy import hands_of, with_analysis
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import short_rules_label, tables_of
 from spades_replay.text import card_label
-from spades_replay.validate import CorpusValidation
 
 from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
 

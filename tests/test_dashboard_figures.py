@@ -13,7 +13,7 @@ import pytest
 from spades_replay.dashboard import figures
 
 import spades_replay
-from spades_replay.replay import PlayerInfo, Replay
+from spades_replay.replayer.replay import PlayerInfo, Replay
 from spades_replay.stats.double_dummy import hands_of, with_analysis
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import Tables, tables_of

@@ -34,8 +34,8 @@ from spades_replay.cli import dashboard_cmd, main
 from spades_replay.engine.actions import Draw, Exchange, PlayCard
 from spades_replay.engine.cards import parse_card
 from spades_replay.engine.state import Phase
-from spades_replay.limits import Limits
-from spades_replay.replay import Replay, next_mark, previous_mark
+from spades_replay.plumbing.limits import Limits
+from spades_replay.replayer.replay import Replay, next_mark, previous_mark
 from spades_replay.stats.tables import rules_label
 from spades_replay.text import card_label
 

@@ -15,8 +15,8 @@ from spades_replay.dashboard.markup import md
 from spades_replay.dashboard.store import manifest_key
 from streamlit.testing.v1 import AppTest
 
-from spades_replay import validate
 from spades_replay.cli import main
+from spades_replay.replayer import validate
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store

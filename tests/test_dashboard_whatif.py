@@ -13,9 +13,9 @@ from spades_replay.dashboard import figures
 from streamlit.testing.v1 import AppTest
 
 import spades_replay
-from spades_replay.corpus import Task, expand, is_corpus, read_task
-from spades_replay.rescore import CorpusRescore, rescore
-from spades_replay.validate import check_bytes
+from spades_replay.plumbing.corpus import Task, expand, is_corpus, read_task
+from spades_replay.replayer.rescore import CorpusRescore, rescore
+from spades_replay.replayer.validate import check_bytes
 
 from .conftest import FIXTURES
 from .test_dashboard_app import _app, _charts, _pick_game, _run, _table

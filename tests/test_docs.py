@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from spades_replay.errors import Code
-from spades_replay.validate import validate_bytes
+from spades_replay.replayer.validate import validate_bytes
 
 from .conftest import ROOT
 

@@ -9,12 +9,12 @@ import orjson
 import pytest
 
 import spades_replay
-from spades_replay.convert import rules_of
 from spades_replay.errors import Code, Family
-from spades_replay.events import game_events
+from spades_replay.play.simulate import simulate_game
 from spades_replay.record.io import dumps, loads
-from spades_replay.simulate import simulate_game
-from spades_replay.validate import CorpusValidation, validate_bytes
+from spades_replay.replayer.convert import rules_of
+from spades_replay.replayer.validate import CorpusValidation, validate_bytes
+from tests.support.events import game_events
 
 from .conftest import FIXTURES
 

@@ -11,14 +11,14 @@ import orjson
 import pytest
 
 import spades_replay
-from spades_replay.convert import RULE_FIELDS, rules_model
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.errors import Code, FormatError
+from spades_replay.play.simulate import simulate_game
 from spades_replay.record.io import dumps, loads, to_data
 from spades_replay.record.models import OPTIONS_1_1, VERSIONS
 from spades_replay.record.versions import at_version
-from spades_replay.simulate import simulate_game
+from spades_replay.replayer.convert import RULE_FIELDS, rules_model
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1
 

@@ -25,9 +25,9 @@ import spades_replay
 from spades_replay.cli import main
 from spades_replay.errors import Code, FormatError, RulesError
 from spades_replay.record.io import dumps, loads
-from spades_replay.replay import figures_of
-from spades_replay.validate import check_bytes, validate_bytes, verify_bytes
-from spades_replay.verify import verify
+from spades_replay.replayer.replay import figures_of
+from spades_replay.replayer.validate import check_bytes, validate_bytes, verify_bytes
+from spades_replay.replayer.verify import verify
 
 from .conftest import FIXTURES, other_verifier_kernels
 
@@ -266,7 +266,7 @@ def check_clean(data: bytes) -> None:
     figures = verify(loaded)
     for kernel in OTHER_KERNELS:
         assert verify(loaded, kernel) == figures, f"the {kernel.name} kernel disagrees"
-    replayed = outcome(spades_replay.replay, loaded)
+    replayed = outcome(spades_replay.replayer.replay, loaded)
     if isinstance(replayed, RulesError):
         assert not report.valid
         assert replayed.problems == tuple(p.located(None, None) for p in report.problems)

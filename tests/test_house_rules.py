@@ -11,7 +11,6 @@ import orjson
 import pytest
 
 import spades_replay
-from spades_replay.bots import RandomBot, closest_bid
 from spades_replay.cli import main
 from spades_replay.engine.actions import IllegalActionError, PlaceBid, PlayCard
 from spades_replay.engine.bidding import bid_violation, blind_nil_open, legal_bids_of
@@ -21,9 +20,10 @@ from spades_replay.engine.scoring import BLIND_NIL, NIL, score_side
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import apply, legal_bids, legal_plays, start_four_player
 from spades_replay.errors import Code, RulesError
-from spades_replay.recorder import Recorder
-from spades_replay.simulate import roster, simulate_game
-from spades_replay.validate import validate_bytes
+from spades_replay.play.bots import RandomBot, closest_bid
+from spades_replay.play.recorder import Recorder
+from spades_replay.play.simulate import roster, simulate_game
+from spades_replay.replayer.validate import validate_bytes
 
 from .conftest import FIXTURES
 

@@ -15,7 +15,7 @@ import pytest
 import spades_replay
 from spades_replay.cli import main
 from spades_replay.errors import Code
-from spades_replay.migrate import migrate_file, migrate_record
+from spades_replay.record.migrate import migrate_file, migrate_record
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
 

@@ -38,10 +38,10 @@ from spades_replay.interop.openspiel import (
     read_games,
     to_history,
 )
+from spades_replay.play.simulate import simulate_game
 from spades_replay.record.io import dumps, load
-from spades_replay.replay import Replay
-from spades_replay.simulate import simulate_game
-from spades_replay.validate import validate_bytes
+from spades_replay.replayer.replay import Replay
+from spades_replay.replayer.validate import validate_bytes
 
 from .conftest import FIXTURES, ROOT
 
@@ -337,7 +337,7 @@ def test_illegal_plays_name_the_rule_and_what_was_legal() -> None:
 def _spade_lead_game() -> tuple[Replay, int]:
     """A simulated game under our rules with a hand whose leader leads a broken spade while
     holding other suits: legal for us, never in OpenSpiel."""
-    from spades_replay.bots import RandomBot
+    from spades_replay.play.bots import RandomBot
 
     for seed in range(50):
         replayed = _simulated(seed, bots=[RandomBot(blind_nil_rate=0.0) for _ in range(4)])

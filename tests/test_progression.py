@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from spades_replay.convert import hand_actions_of, rules_of, variant_of
 from spades_replay.engine.actions import IllegalActionError
 from spades_replay.engine.game import Progress
 from spades_replay.engine.seats import Variant
@@ -19,7 +18,8 @@ from spades_replay.errors import Code, Family, FormatError
 from spades_replay.record import models
 from spades_replay.record.io import loads
 from spades_replay.record.problems import json_pointer
-from spades_replay.validate import validate_bytes
+from spades_replay.replayer.convert import hand_actions_of, rules_of, variant_of
+from spades_replay.replayer.validate import validate_bytes
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
 

@@ -9,11 +9,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import spades_replay
-from spades_replay.bots import RandomBot
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
+from spades_replay.play.bots import RandomBot
+from spades_replay.play.simulate import simulate_game
 from spades_replay.record.io import dumps, loads
-from spades_replay.simulate import simulate_game
 
 rules_strategy = st.builds(
     Rules,

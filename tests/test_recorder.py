@@ -11,8 +11,8 @@ import pytest
 import spades_replay
 from spades_replay.engine.cards import CARD_NAMES
 from spades_replay.errors import Code, RulesError
-from spades_replay.recorder import Recorder, RecorderError
-from spades_replay.validate import CorpusValidation
+from spades_replay.play.recorder import Recorder, RecorderError
+from spades_replay.replayer.validate import CorpusValidation
 
 from .conftest import ROOT
 

@@ -18,8 +18,8 @@ from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.state import Phase
 from spades_replay.errors import Code
 from spades_replay.record.io import from_data
-from spades_replay.replay import check
-from spades_replay.validate import validate_bytes
+from spades_replay.replayer.replay import check
+from spades_replay.replayer.validate import validate_bytes
 
 from .conftest import CONFORMANCE, FIXTURES, ROOT
 

@@ -1,4 +1,4 @@
-"""What-if rescoring (spades_replay.rescore): the reference's answers to every question of
+"""What-if rescoring (spades_replay.replayer.rescore): the reference's answers to every question of
 tests/conformance-1.1/rescore, the options it must refuse, and rescoring under a game's own
 rules giving exactly its recorded scores, for every fixture and for simulated games."""
 
@@ -13,15 +13,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import spades_replay
-from spades_replay.corpus import Task, is_corpus, read_task
 from spades_replay.engine.rules import SCORING_OPTIONS, Rules
 from spades_replay.engine.scoring import end_reason
 from spades_replay.engine.seats import Variant
+from spades_replay.play.simulate import simulate_game
+from spades_replay.plumbing.corpus import Task, is_corpus, read_task
 from spades_replay.record import models
 from spades_replay.record.io import loads
-from spades_replay.rescore import CorpusRescore, RescoreError, Spread, outcome_under, rescore
-from spades_replay.simulate import simulate_game
-from spades_replay.validate import check_bytes
+from spades_replay.replayer.rescore import (
+    CorpusRescore,
+    RescoreError,
+    Spread,
+    outcome_under,
+    rescore,
+)
+from spades_replay.replayer.validate import check_bytes
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES, SHARED
 

@@ -12,7 +12,7 @@ import pytest
 import spades_replay
 from spades_replay.cli import main
 from spades_replay.cli.rescore_cmd import csv_columns
-from spades_replay.rescore import CorpusRescore, rescore
+from spades_replay.replayer.rescore import CorpusRescore, rescore
 
 from .conftest import CONFORMANCE, FIXTURES
 

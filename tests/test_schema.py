@@ -11,7 +11,7 @@ import pytest
 
 from spades_replay.errors import Code, Family
 from spades_replay.record.schema import FROZEN_FILENAME, SCHEMA_FILENAME, schema_bytes
-from spades_replay.validate import validate_bytes
+from spades_replay.replayer.validate import validate_bytes
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES, ROOT
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 import spades_replay
-from spades_replay.bots import HeuristicBot, RandomBot, estimate_tricks
 from spades_replay.cli import main
 from spades_replay.engine.cards import mask_of, parse_card
 from spades_replay.engine.seats import Variant
-from spades_replay.events import game_events
-from spades_replay.simulate import CorpusSpec, game_seed, simulate_corpus, simulate_game
-from spades_replay.validate import CorpusValidation
+from spades_replay.play.bots import HeuristicBot, RandomBot, estimate_tricks
+from spades_replay.play.simulate import CorpusSpec, game_seed, simulate_corpus, simulate_game
+from spades_replay.replayer.validate import CorpusValidation
+from tests.support.events import game_events
 
 
 @pytest.mark.slow

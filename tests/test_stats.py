@@ -15,7 +15,7 @@ import pytest
 import spades_replay
 from spades_replay.cli import main
 from spades_replay.engine.seats import Variant
-from spades_replay.simulate import CorpusSpec, write_corpus
+from spades_replay.play.simulate import CorpusSpec, write_corpus
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
 from spades_replay.stats.tables import rules_label, tables_of

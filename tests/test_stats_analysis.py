@@ -15,7 +15,7 @@ import pytest
 import spades_replay
 from spades_replay.analysis import HandAnalysis, analyze_hand
 from spades_replay.cli import main
-from spades_replay.replay import Replay
+from spades_replay.replayer.replay import Replay
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.double_dummy import (
     ANALYSIS_SCHEMA,

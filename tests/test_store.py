@@ -18,11 +18,12 @@ import orjson
 import polars as pl
 import pytest
 
-from spades_replay import corpus, validate
 from spades_replay.cli import main
-from spades_replay.corpus import Task, read_at
 from spades_replay.engine.seats import Variant
-from spades_replay.simulate import CorpusSpec, write_corpus
+from spades_replay.play.simulate import CorpusSpec, write_corpus
+from spades_replay.plumbing import corpus
+from spades_replay.plumbing.corpus import Task, read_at
+from spades_replay.replayer import validate
 from spades_replay.store.ingest import Settings, ingest
 from spades_replay.store.layout import MANIFEST, STORE_VERSION, StoreError, StoreLock
 from spades_replay.store.read import Store

@@ -29,19 +29,19 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from spades_replay.bots import RandomBot
 from spades_replay.engine.cards import CARD_NAMES as ENGINE_CARD_NAMES
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.errors import FormatError
+from spades_replay.play.bots import RandomBot
+from spades_replay.play.simulate import simulate_game
 from spades_replay.record import models
 from spades_replay.record.io import dumps, loads
-from spades_replay.replay import check, figures_of
-from spades_replay.simulate import simulate_game
+from spades_replay.replayer.replay import check, figures_of
+from spades_replay.replayer.validate import check_bytes, verify_bytes
+from spades_replay.replayer.verify import CARD_NAMES, GameFigures, rules_of_record, verify
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.tables import TableRows
-from spades_replay.validate import check_bytes, verify_bytes
-from spades_replay.verify import CARD_NAMES, GameFigures, rules_of_record, verify
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES, other_verifier_kernels
 from .test_fuzz import mutated

@@ -23,8 +23,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from spades_replay.engine.seats import Variant
-from spades_replay.simulate import simulate_game
-from spades_replay.verify import (
+from spades_replay.play.simulate import simulate_game
+from spades_replay.replayer.verify import (
     CARD_NAMES,
     COMPILED_KERNEL,
     KERNEL,
@@ -57,7 +57,7 @@ def _kernel_of_a_new_process(setting: str | None) -> str:
     environment = {name: value for name, value in os.environ.items() if name != KERNEL_VARIABLE}
     if setting is not None:
         environment[KERNEL_VARIABLE] = setting
-    script = "from spades_replay.verify import KERNEL; print(KERNEL.name)"
+    script = "from spades_replay.replayer.verify import KERNEL; print(KERNEL.name)"
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True
     )

@@ -20,7 +20,6 @@ from typing import Any
 
 import orjson
 
-from spades_replay.bots import next_action
 from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.bidding import bidding_order
 from spades_replay.engine.cards import (
@@ -34,12 +33,13 @@ from spades_replay.engine.cards import (
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.events import game_events
+from spades_replay.play.bots import next_action
+from spades_replay.play.recorder import Recorder
+from spades_replay.play.simulate import CorpusSpec, deal_of, roster, simulate_game, write_corpus
 from spades_replay.record.io import dump, dumps, from_data, readable_json, to_data
-from spades_replay.recorder import Recorder
-from spades_replay.replay import Replay, replay
-from spades_replay.simulate import CorpusSpec, deal_of, roster, simulate_game, write_corpus
-from spades_replay.validate import validate_bytes
+from spades_replay.replayer.replay import Replay, replay
+from spades_replay.replayer.validate import validate_bytes
+from tests.support.events import game_events
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "fixtures"

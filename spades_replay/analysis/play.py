@@ -19,9 +19,9 @@ Results are plain frozen dataclasses with ``to_dict()`` for JSON. Each hand may 
 time cap: the analysis then works backwards from the last card, so a capped hand still has
 its later plays analysed, and says where it stopped (never silently).
 
->>> from spades_replay.bots import HeuristicBot
->>> from spades_replay.replay import replay
->>> from spades_replay.simulate import simulate_game
+>>> from spades_replay.play.bots import HeuristicBot
+>>> from spades_replay.replayer.replay import replay
+>>> from spades_replay.play.simulate import simulate_game
 >>> game = replay(simulate_game("two-player", seed=3, bots=[HeuristicBot(), HeuristicBot()]))
 >>> analysis = analyze_hand(game.hands[0])
 >>> sum(analysis.par) == 13 and analysis.complete and not analysis.capped
@@ -44,8 +44,8 @@ from spades_replay.engine.cards import CARD_NAMES, Card, cards_of
 from spades_replay.engine.rules import TWO_OF_CLUBS
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.parallel import Jobs, ordered_map, workers
-from spades_replay.replay import HandReplay, Replay
+from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
+from spades_replay.replayer.replay import HandReplay, Replay
 
 __all__ = [
     "HandAnalysis",

@@ -39,14 +39,14 @@ from spades_replay.cli.common import (
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.cli.text import card_text
-from spades_replay.corpus import expand, plan, read_task
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.errors import InputError
-from spades_replay.limits import DEFAULT_LIMITS
-from spades_replay.replay import Replay
+from spades_replay.plumbing.corpus import expand, plan, read_task
+from spades_replay.plumbing.limits import DEFAULT_LIMITS
+from spades_replay.replayer.replay import Replay
+from spades_replay.replayer.validate import check_bytes, oversize_report
 from spades_replay.text import card_label, safe
-from spades_replay.validate import check_bytes, oversize_report
 
 
 def register(commands: Any) -> None:

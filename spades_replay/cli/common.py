@@ -14,15 +14,15 @@ from typing import TextIO
 from rich.console import Console
 from rich.text import Text
 
-from spades_replay.atomic import write_bytes_atomic
-from spades_replay.corpus import STDIN, STDIN_NAME, Source, Task, is_corpus, read_task
 from spades_replay.engine.rules import RuleValue
 from spades_replay.errors import InputError, Problem
-from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.parallel import Jobs
-from spades_replay.replay import HandReplay, Replay
+from spades_replay.plumbing.atomic import write_bytes_atomic
+from spades_replay.plumbing.corpus import STDIN, STDIN_NAME, Source, Task, is_corpus, read_task
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.plumbing.parallel import Jobs
+from spades_replay.replayer.replay import HandReplay, Replay
+from spades_replay.replayer.validate import Summary, check_bytes, pretty_corpus_report
 from spades_replay.text import safe
-from spades_replay.validate import Summary, check_bytes, pretty_corpus_report
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -373,7 +373,7 @@ def workers_of(arguments: argparse.Namespace) -> Iterator[Jobs]:
         return
     if arguments.jobs != 1:
         raise UsageError("--jobs and --scheduler exclude each other: the cluster has the workers")
-    from spades_replay.cluster import ClusterError, open_cluster
+    from spades_replay.plumbing.cluster import ClusterError, open_cluster
 
     try:
         with open_cluster(address) as cluster:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from spades_replay.cli.common import UsageError
-from spades_replay.corpus import sample_paths
+from spades_replay.plumbing.corpus import sample_paths
 from spades_replay.text import safe
 
 EXTRAS = ("streamlit", "plotly")

@@ -11,7 +11,6 @@ import orjson
 from rich.console import Console
 from rich.text import Text
 
-from spades_replay.atomic import atomic_writer
 from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -22,7 +21,6 @@ from spades_replay.cli.common import (
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.corpus import Source, expand, plan, read_task
 from spades_replay.errors import InputError
 from spades_replay.interop.openspiel import (
     OpenSpielHand,
@@ -30,10 +28,12 @@ from spades_replay.interop.openspiel import (
     check_rules,
     to_history,
 )
-from spades_replay.limits import DEFAULT_LIMITS
-from spades_replay.replay import Replay
+from spades_replay.plumbing.atomic import atomic_writer
+from spades_replay.plumbing.corpus import Source, expand, plan, read_task
+from spades_replay.plumbing.limits import DEFAULT_LIMITS
+from spades_replay.replayer.replay import Replay
+from spades_replay.replayer.validate import check_bytes, oversize_report
 from spades_replay.text import safe
-from spades_replay.validate import check_bytes, oversize_report
 
 ID_CHARS = 200
 

@@ -13,7 +13,6 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
 
-from spades_replay.atomic import atomic_writer
 from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -23,7 +22,6 @@ from spades_replay.cli.common import (
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.convert import rules_model
 from spades_replay.interop.openspiel import (
     DEFAULT_SETTINGS,
     GameInput,
@@ -32,7 +30,9 @@ from spades_replay.interop.openspiel import (
     from_history,
     read_games,
 )
+from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.record.io import dumps
+from spades_replay.replayer.convert import rules_model
 from spades_replay.text import safe
 
 CORPUS_NAMES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")

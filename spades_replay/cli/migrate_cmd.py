@@ -22,9 +22,9 @@ from spades_replay.cli.common import (
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.corpus import expand, is_corpus
 from spades_replay.errors import InputError
-from spades_replay.migrate import FileMigration, migrate_file, migrate_to_stream
+from spades_replay.plumbing.corpus import expand, is_corpus
+from spades_replay.record.migrate import FileMigration, migrate_file, migrate_to_stream
 from spades_replay.record.models import FORMAT_VERSION, VERSIONS
 from spades_replay.text import safe
 

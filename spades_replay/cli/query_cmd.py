@@ -13,8 +13,8 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
-from spades_replay.atomic import write_bytes_atomic
 from spades_replay.cli.common import EXIT_OK, UsageError, stdout_console, write_output
+from spades_replay.plumbing.atomic import write_bytes_atomic
 from spades_replay.text import safe
 
 FORMATS = ("table", "csv", "json", "parquet")

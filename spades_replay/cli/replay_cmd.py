@@ -24,10 +24,10 @@ from spades_replay.cli.common import (
     stdout_console,
 )
 from spades_replay.cli.text import card_text, cards_text
-from spades_replay.corpus import STDIN
 from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
 from spades_replay.engine.seats import Variant
-from spades_replay.replay import HandReplay, Replay
+from spades_replay.plumbing.corpus import STDIN
+from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.text import plural, safe, score_line
 
 

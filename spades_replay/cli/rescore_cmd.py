@@ -40,7 +40,7 @@ from spades_replay.cli.common import (
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.engine.rules import RuleValue
-from spades_replay.rescore import (
+from spades_replay.replayer.rescore import (
     PARTS,
     CorpusRescore,
     Outcome,
@@ -49,8 +49,8 @@ from spades_replay.rescore import (
     check_options,
     rescore,
 )
+from spades_replay.replayer.validate import CorpusValidation, RecordReport, Sink, Verified
 from spades_replay.text import safe, score_line
-from spades_replay.validate import CorpusValidation, RecordReport, Sink, Verified
 
 PARTS_LISTED = 5
 """Up to this many games, the table shows each game's points by part; beyond, csv and json

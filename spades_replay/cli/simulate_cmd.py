@@ -20,11 +20,11 @@ from spades_replay.cli.common import (
     workers_of,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.convert import RULE_FIELDS, rules_of
 from spades_replay.engine.rules import PRESETS, RuleValue
 from spades_replay.engine.seats import Variant
+from spades_replay.play.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, Tally, write_corpus
 from spades_replay.record.models import Rules as RulesModel
-from spades_replay.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, Tally, write_corpus
+from spades_replay.replayer.convert import RULE_FIELDS, rules_of
 from spades_replay.text import safe
 
 

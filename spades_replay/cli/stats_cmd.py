@@ -33,16 +33,16 @@ from spades_replay.cli.common import (
     write_output,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.limits import Limits
-from spades_replay.parallel import Jobs
+from spades_replay.plumbing.limits import Limits
+from spades_replay.plumbing.parallel import Jobs
 from spades_replay.text import safe
 
 if TYPE_CHECKING:
     import polars as pl
 
+    from spades_replay.replayer.validate import Summary
     from spades_replay.stats.collect import StatsCollection
     from spades_replay.stats.tables import Tables
-    from spades_replay.validate import Summary
 
 GROUPINGS = ("game", "player", "variant")
 FORMATS = ("table", "csv", "json", "parquet")

@@ -21,7 +21,7 @@ from spades_replay.engine.actions import Exchange
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.replay import HandReplay, Replay, next_mark, previous_mark
+from spades_replay.replayer.replay import HandReplay, Replay, next_mark, previous_mark
 from spades_replay.text import card_label, safe
 
 KEYS: dict[str, str] = {

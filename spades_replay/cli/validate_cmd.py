@@ -22,8 +22,8 @@ from spades_replay.cli.common import (
     workers_of,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.replayer.validate import CorpusValidation, RecordReport, Summary
 from spades_replay.text import safe
-from spades_replay.validate import CorpusValidation, RecordReport, Summary
 
 
 def register(commands: Any) -> None:

@@ -96,7 +96,7 @@ class Progress(NamedTuple):
     """Where a game stands between hands: the one progression of a game, hand after hand.
 
     The replay of a record (:func:`iter_hands`) and a game recorded live
-    (:class:`spades_replay.recorder.Recorder`) both move through a game with it: the dealer
+    (:class:`spades_replay.play.recorder.Recorder`) both move through a game with it: the dealer
     of the next hand, the running scores and bags it starts from, and, once a hand is scored
     (:meth:`after_hand`), the winner and why the game ended.
     """

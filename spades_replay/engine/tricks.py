@@ -251,7 +251,7 @@ def play_out(
 
     This is the engine's plain statement of the play rules: every card goes through
     :func:`check_play` and every trick through :func:`trick_winner`. Speed is the fast
-    verifier's job (:mod:`spades_replay.verify`); a differential test holds the two equal.
+    verifier's job (:mod:`spades_replay.replayer.verify`); a differential test holds the two equal.
     """
     count = len(holdings)
     held = list(holdings)

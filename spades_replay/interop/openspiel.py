@@ -39,10 +39,10 @@ from spades_replay.engine.scoring import BLIND_NIL
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import HandState, legal_plays
 from spades_replay.errors import RulesError, SpadesReplayError
+from spades_replay.play.recorder import Recorder
 from spades_replay.record import models
 from spades_replay.record.problems import quote
-from spades_replay.recorder import Recorder
-from spades_replay.replay import Replay, replay
+from spades_replay.replayer.replay import Replay, replay
 
 DEAL_ACTIONS = 52
 """The chance actions that deal the cards: one per card, to seats 0, 1, 2, 3 in turn."""
@@ -431,7 +431,8 @@ def to_history(game: models.AnyRecord | Replay, hand: int = 1) -> OpenSpielHand:
     """Hand ``hand`` (1-based) of a game as an OpenSpiel history.
 
     ``game`` is a record (replayed first: :class:`~spades_replay.errors.RulesError` if it is
-    invalid) or its :class:`~spades_replay.replay.Replay`. Raises :class:`UnsupportedError`,
+    invalid) or its :class:`~spades_replay.replayer.replay.Replay`.
+    Raises :class:`UnsupportedError`,
     naming the rule, for a game or hand OpenSpiel cannot play: two-player, rules it lacks
     (:func:`check_rules`), Blind Nil, partners bidding more than 13 together, or a spade led
     while the leader held another suit.

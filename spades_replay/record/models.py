@@ -32,7 +32,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 
 FORMAT_NAME = "spades-replay"
 FORMAT_VERSION = "1.1"

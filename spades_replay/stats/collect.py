@@ -11,14 +11,11 @@ import functools
 import os
 from collections.abc import Iterable, Iterator
 
-from spades_replay.corpus import CHUNK_BYTES
-from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.parallel import Jobs
-from spades_replay.replay import check
-from spades_replay.stats.double_dummy import HandList, with_analysis
-from spades_replay.stats.double_dummy import Progress as AnalysisProgress
-from spades_replay.stats.tables import TableRows, Tables
-from spades_replay.validate import (
+from spades_replay.plumbing.corpus import CHUNK_BYTES
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.plumbing.parallel import Jobs
+from spades_replay.replayer.replay import check
+from spades_replay.replayer.validate import (
     CorpusValidation,
     Progress,
     RecordReport,
@@ -26,6 +23,9 @@ from spades_replay.validate import (
     Summary,
     Verified,
 )
+from spades_replay.stats.double_dummy import HandList, with_analysis
+from spades_replay.stats.double_dummy import Progress as AnalysisProgress
+from spades_replay.stats.tables import TableRows, Tables
 
 
 class RowSink:

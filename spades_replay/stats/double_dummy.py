@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from spades_replay.parallel import Jobs
-from spades_replay.replay import HandReplay, Replay
+from spades_replay.plumbing.parallel import Jobs
+from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.stats.tables import Tables
 
 if TYPE_CHECKING:

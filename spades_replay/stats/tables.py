@@ -24,8 +24,8 @@ import polars as pl
 
 from spades_replay.engine.rules import PRESETS, Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
-from spades_replay.replay import Replay, figures_of
-from spades_replay.verify import GameFigures
+from spades_replay.replayer.replay import Replay, figures_of
+from spades_replay.replayer.verify import GameFigures
 
 SEAT_HAND_SCHEMA: dict[str, Any] = {
     "game_id": pl.String,
@@ -210,7 +210,7 @@ def rules_caption(label: str) -> str:
 
 class Player(Protocol):
     """A player as the rows need her: a record's player or a replay's
-    :class:`~spades_replay.replay.PlayerInfo`."""
+    :class:`~spades_replay.replayer.replay.PlayerInfo`."""
 
     @property
     def name(self) -> str:
@@ -286,7 +286,7 @@ class TableRows:
         source: str | None = None,
         line: int | None = None,
     ) -> None:
-        """Add the rows of one valid game from its figures (:mod:`spades_replay.verify`),
+        """Add the rows of one valid game from its figures (:mod:`spades_replay.replayer.verify`),
         players and id, numbered ``game`` in this run, read from ``source`` (at ``line`` of
         a corpus)."""
         names = [player.name for player in players]

@@ -9,9 +9,9 @@ manifest is replaced atomically (the switch), then the part files it no longer n
 removed. A run killed at any moment leaves the old manifest (and some unnamed part files,
 removed by the next ingest) or the new one.
 
-Reading goes through :func:`~spades_replay.validate.run_task` on
-:func:`~spades_replay.parallel.ordered_map` (one task per file, or per byte range of a large
-corpus): the rows are those of :class:`~spades_replay.stats.collect.RowSink`, exactly as
+Reading goes through :func:`~spades_replay.replayer.validate.run_task` on
+:func:`~spades_replay.plumbing.parallel.ordered_map` (one task per file, or per byte range of a
+large corpus): the rows are those of :class:`~spades_replay.stats.collect.RowSink`, exactly as
 ``stats`` builds them.
 """
 
@@ -27,11 +27,12 @@ from typing import Any
 
 import polars as pl
 
-from spades_replay.atomic import atomic_writer
-from spades_replay.corpus import CHUNK_BYTES, Task, expand, plan
 from spades_replay.errors import Code, InputError, Problem
-from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.parallel import Jobs, ordered_map, workers
+from spades_replay.plumbing.atomic import atomic_writer
+from spades_replay.plumbing.corpus import CHUNK_BYTES, Task, expand, plan
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
+from spades_replay.replayer.validate import RecordReport, TaskResult, run_task
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.double_dummy import analysis_table
 from spades_replay.store.layout import (
@@ -45,7 +46,6 @@ from spades_replay.store.layout import (
     remove_unreferenced,
     write_manifest,
 )
-from spades_replay.validate import RecordReport, TaskResult, run_task
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in all) as files are read."""

@@ -24,8 +24,8 @@ from typing import Any
 
 import orjson
 
-from spades_replay.atomic import write_bytes_atomic
 from spades_replay.errors import SpadesReplayError
+from spades_replay.plumbing.atomic import write_bytes_atomic
 
 STORE_VERSION = 1
 """The version of the layout and the tables this code reads and writes (docs/store.md)."""

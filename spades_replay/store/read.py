@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spades_replay.errors import Code, Problem
+from spades_replay.replayer.validate import RecordReport, Summary
 from spades_replay.store.layout import Manifest, SourceEntry, open_manifest
-from spades_replay.validate import RecordReport, Summary
 
 if TYPE_CHECKING:
     import polars as pl

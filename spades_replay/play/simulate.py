@@ -23,16 +23,16 @@ from pathlib import Path
 
 import orjson
 
-from spades_replay.atomic import atomic_writer
-from spades_replay.bots import Bot, HeuristicBot, RandomBot, next_action
 from spades_replay.engine.cards import DECK
 from spades_replay.engine.rules import STANDARD, Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.parallel import Jobs, ordered_map, workers
+from spades_replay.play.bots import Bot, HeuristicBot, RandomBot, next_action
+from spades_replay.play.recorder import Recorder
+from spades_replay.plumbing.atomic import atomic_writer
+from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
 from spades_replay.record import models
 from spades_replay.record.io import dumps
-from spades_replay.recorder import Recorder
 
 MAX_HANDS = 60
 """A game not won after this many hands is recorded unfinished."""
@@ -167,7 +167,7 @@ def simulate_corpus(spec: CorpusSpec, *, jobs: Jobs = 1) -> Generator[bytes, Non
     cluster)."""
     work = ((spec, index) for index in range(spec.games))
     yield from ordered_map(
-        _game_bytes, work, workers(jobs), preload=["spades_replay.simulate"], chunksize=8
+        _game_bytes, work, workers(jobs), preload=["spades_replay.play.simulate"], chunksize=8
     )
 
 

@@ -6,7 +6,7 @@ alone takes the interrupt, terminates the workers and lets ``KeyboardInterrupt``
 command can clean up (atomic writes remove their temporary files) and exit 130.
 
 Where ``jobs`` is taken, an :class:`Executor` may stand instead of a number of processes: a
-Dask cluster (:mod:`spades_replay.cluster`) keeps the same contract, so the callers do not
+Dask cluster (:mod:`spades_replay.plumbing.cluster`) keeps the same contract, so the callers do not
 know which of the two runs their work.
 """
 

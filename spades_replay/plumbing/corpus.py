@@ -27,7 +27,7 @@ from typing import BinaryIO
 import orjson
 
 from spades_replay.errors import Code, InputError, Problem
-from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"

@@ -16,21 +16,29 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
-from spades_replay.corpus import CHUNK_BYTES, Source, Task, expand, plan, read_task, whole_json
 from spades_replay.errors import Code, FormatError, InputError, Problem
-from spades_replay.limits import DEFAULT_LIMITS, Limits
-from spades_replay.parallel import Jobs, ordered_map, workers
+from spades_replay.plumbing.corpus import (
+    CHUNK_BYTES,
+    Source,
+    Task,
+    expand,
+    plan,
+    read_task,
+    whole_json,
+)
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
 from spades_replay.record.io import loads
 from spades_replay.record.models import AnyRecord
-from spades_replay.replay import Replay, check, figures_of
-from spades_replay.verify import GameFigures, verify
+from spades_replay.replayer.replay import Replay, check, figures_of
+from spades_replay.replayer.verify import GameFigures, verify
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in all) as work completes."""
 
 
 class Verified(NamedTuple):
-    """A valid record and its figures (:func:`spades_replay.verify.verify`): what a
+    """A valid record and its figures (:func:`spades_replay.replayer.verify.verify`): what a
     :class:`Sink` receives. The full :class:`Replay` is ``check(record)`` when needed."""
 
     record: AnyRecord
@@ -145,8 +153,8 @@ def verify_bytes(
     """Check one record's bytes completely, the fast way: the report, and the record with
     its figures when it is valid.
 
-    The fast verifier (:mod:`spades_replay.verify`) accepts a clean record without building
-    a :class:`Replay`; anything else goes to :func:`~spades_replay.replay.check`, so the
+    The fast verifier (:mod:`spades_replay.replayer.verify`) accepts a clean record without building
+    a :class:`Replay`; anything else goes to :func:`~spades_replay.replayer.replay.check`, so the
     report is the one :func:`check_bytes` gives, every problem explained by the engine.
     """
     loaded = _loaded(data, source, line, limits)
@@ -357,7 +365,7 @@ class CorpusValidation:
     Iteration yields the report of every invalid record (and of valid ones too when
     ``keep_valid``), in input order, with absolute ``.jsonl`` line numbers, whatever ``jobs``
     is. ``jobs`` is the number of worker processes (1: none; 0: one per core), or a cluster
-    (:class:`~spades_replay.parallel.Executor`); plain corpora are cut into ranges of
+    (:class:`~spades_replay.plumbing.parallel.Executor`); plain corpora are cut into ranges of
     ``chunk_bytes`` for them.
 
     With ``sink``, each task (in its worker) hands every valid record (:class:`Verified`) to a sink
@@ -398,7 +406,9 @@ class CorpusValidation:
     def _results(self, tasks: list[Task]) -> Generator[TaskResult, None, None]:
         # standard input can only be read here, in the main process
         jobs = 1 if any(task.stdin for task in tasks) else workers(self._jobs, len(tasks))
-        yield from ordered_map(self._worker, tasks, jobs, preload=["spades_replay.validate"])
+        yield from ordered_map(
+            self._worker, tasks, jobs, preload=["spades_replay.replayer.validate"]
+        )
 
     def __iter__(self) -> Iterator[RecordReport]:
         tasks = self._tasks()

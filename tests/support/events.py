@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from spades_replay.engine.seats import Variant
-from spades_replay.replay import Replay
+from spades_replay.replayer.replay import Replay
 
 EVENTS = {
     "nil-made": "a Nil bidder took no trick",

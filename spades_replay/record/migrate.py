@@ -9,7 +9,8 @@ the same input always gives the same bytes.
 A file is written whole or not at all: when one of its records cannot be migrated (it is not a
 well-formed record, or a downgrade would lose an option) the file's target is left as it was,
 and the problems say which record and why. Writing goes through
-:func:`spades_replay.atomic.atomic_writer`, so a file replaced in place is never half-written.
+:func:`spades_replay.plumbing.atomic.atomic_writer`, so a file replaced in place is never
+half-written.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from spades_replay.atomic import atomic_writer
-from spades_replay.corpus import Task, is_corpus, read_task
 from spades_replay.errors import Code, FormatError, Problem
-from spades_replay.limits import DEFAULT_LIMITS, Limits
+from spades_replay.plumbing.atomic import atomic_writer
+from spades_replay.plumbing.corpus import Task, is_corpus, read_task
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record.io import dumps, loads
 from spades_replay.record.models import AnyRecord
 from spades_replay.record.versions import at_version

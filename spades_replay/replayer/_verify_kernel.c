@@ -1,4 +1,4 @@
-/* The fast verifier's compiled kernel: the card work of spades_replay/verify.py, in C.
+/* The fast verifier's compiled kernel: the card work of spades_replay/replayer/verify.py, in C.
  *
  * Four functions, each the exact counterpart of a pure-Python function of verify.py, which
  * stays the reference (tests/test_verify.py and tests/test_verify_kernels.py hold the two
@@ -262,7 +262,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "_verify_kernel",
-    "The fast verifier's compiled kernel (see spades_replay/verify.py).", -1, methods,
+    "The fast verifier's compiled kernel (see spades_replay/replayer/verify.py).", -1, methods,
     NULL, NULL, NULL, NULL,
 };
 

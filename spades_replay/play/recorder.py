@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from spades_replay.convert import bid_value, card_names, rules_model
 from spades_replay.engine.actions import (
     Action,
     DeclareBlindNil,
@@ -56,6 +55,7 @@ from spades_replay.engine.state import (
 from spades_replay.errors import Problem, RulesError, SpadesReplayError
 from spades_replay.record import models
 from spades_replay.record.io import dumps
+from spades_replay.replayer.convert import bid_value, card_names, rules_model
 
 CardLike = str | int
 BidLike = int | str

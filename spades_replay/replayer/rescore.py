@@ -21,7 +21,7 @@ True
 >>> spades_replay.rescore(game, nil_allowed=False)  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-spades_replay.rescore.RescoreError: nil_allowed shaped what was legal and cannot be changed ...
+spades_replay.replayer.rescore.RescoreError: nil_allowed shaped what was legal and ...
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from spades_replay.convert import RULE_FIELDS, rules_model
 from spades_replay.engine.game import Progress
 from spades_replay.engine.rules import SCORING_OPTIONS, Rules, RuleValue
 from spades_replay.engine.scoring import SideScore
 from spades_replay.engine.seats import Side, Variant
 from spades_replay.record import models
-from spades_replay.replay import PlayerInfo, Replay, replay
+from spades_replay.replayer.convert import RULE_FIELDS, rules_model
+from spades_replay.replayer.replay import PlayerInfo, Replay, replay
 
 PARTS = ("contract_points", "bag_points", "nil_points", "penalty_points", "points")
 """The parts of a side's points (:class:`~spades_replay.engine.scoring.SideScore` fields),

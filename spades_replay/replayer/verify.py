@@ -4,7 +4,7 @@
 question: is it clean (every action legal, every claim right)? If so it returns the
 :class:`GameFigures` of the game (bids, tricks by seat, the engine's own side scores, the
 result); if not, or wherever it is unsure, ``None``. It never explains: on ``None`` the
-engine's :func:`spades_replay.replay.check` runs and says what is wrong, where, under which
+engine's :func:`spades_replay.replayer.replay.check` runs and says what is wrong, where, under which
 rule and what was legal. So every problem a user sees comes from the engine, and the verifier
 only has to be right when it says "clean" (a differential test holds the two equal on every
 fixture, conformance record, simulated corpora and hundreds of thousands of mutated records).
@@ -225,7 +225,7 @@ _OPTION_GETTERS: dict[type[models.Rules], tuple[tuple[str, ...], Callable[[Any],
 
 def rules_of_record(model: models.Rules) -> Rules:
     """The engine's rules of a record's ``rules`` object (as
-    :func:`spades_replay.convert.rules_of` gives them), the same object for the same
+    :func:`spades_replay.replayer.convert.rules_of` gives them), the same object for the same
     options."""
     kind = type(model)
     found = _OPTION_GETTERS.get(kind)
@@ -467,7 +467,7 @@ def _compiled_kernel() -> Kernel | None:
     """The compiled kernel, where the install built it (it needs a C compiler)."""
     try:
         # by name: import-linter reads a static import of it as one of the whole package
-        compiled = importlib.import_module("spades_replay._verify_kernel")
+        compiled = importlib.import_module("spades_replay.replayer._verify_kernel")
     except ImportError:
         return None
     return Kernel("compiled", compiled.holding, compiled.draft2, compiled.play2, compiled.play4)
@@ -489,7 +489,7 @@ KERNEL = (
 
 def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigures | None:
     """The figures of ``record`` if it is clean (every action legal, every claim right),
-    else ``None``: then :func:`spades_replay.replay.check` says why. ``None`` also when the
+    else ``None``: then :func:`spades_replay.replayer.replay.check` says why. ``None`` also when the
     record has an unfinished hand. ``kernel`` does the card work (default :data:`KERNEL`);
     every kernel gives the same answer."""
     rules = rules_of_record(record.rules)

@@ -14,7 +14,6 @@ from typing import Any
 
 import orjson
 
-from spades_replay.convert import bid_value, hand_actions_of, rules_of, variant_of
 from spades_replay.engine.actions import Action, IllegalActionError, PlayCard
 from spades_replay.engine.cards import CARD_NAMES, cards_of, parse_card
 from spades_replay.engine.game import HandActions, HandError, HandOutcome, iter_hands
@@ -25,7 +24,8 @@ from spades_replay.engine.state import HandState, drive_hand, start_four_player,
 from spades_replay.errors import Code, Problem, RulesError
 from spades_replay.record import models
 from spades_replay.record.problems import json_pointer
-from spades_replay.verify import GameFigures, HandFigures
+from spades_replay.replayer.convert import bid_value, hand_actions_of, rules_of, variant_of
+from spades_replay.replayer.verify import GameFigures, HandFigures
 
 
 @dataclass(frozen=True, slots=True)
@@ -545,7 +545,7 @@ def check(record: models.AnyRecord) -> tuple[Replay | None, tuple[Problem, ...]]
 
 
 def figures_of(replayed: Replay) -> GameFigures:
-    """The figures of a replayed game: what :func:`spades_replay.verify.verify` gives for a
+    """The figures of a replayed game: what :func:`spades_replay.replayer.verify.verify` gives for a
     clean record (stats build their rows from them)."""
     result = replayed.result
     return GameFigures(

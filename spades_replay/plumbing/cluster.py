@@ -1,14 +1,15 @@
 """Work on a Dask cluster (``dask.distributed``), with the contract of
-:func:`spades_replay.parallel.ordered_map`: results in input order, whatever finishes first;
+:func:`spades_replay.plumbing.parallel.ordered_map`: results in input order, whatever finishes
+first;
 the work cancelled when the caller stops (Ctrl-C included), so nothing is left running.
 
 :func:`open_cluster` connects to a running scheduler (``tcp://host:8786``) or starts a
 ``LocalCluster`` of worker processes for the run (``local``, ``local:N``). The cluster is an
-:class:`~spades_replay.parallel.Executor`: pass it where a function takes ``jobs``.
+:class:`~spades_replay.plumbing.parallel.Executor`: pass it where a function takes ``jobs``.
 
 Dask is an optional dependency (``pip install 'spades-replay[cluster]'``): it is imported
 here only when a cluster is opened, so the ``--jobs`` paths never load it. What is sent to the
-workers is small (a :class:`~spades_replay.corpus.Task` names a file and a byte range, and
+workers is small (a :class:`~spades_replay.plumbing.corpus.Task` names a file and a byte range, and
 the workers read the files themselves), so every worker needs the corpus on a path it can
 read, as the client does (docs/scale.md).
 """
@@ -25,7 +26,7 @@ from itertools import islice
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from spades_replay.parallel import sigint_shielded
+from spades_replay.plumbing.parallel import sigint_shielded
 
 if TYPE_CHECKING:
     from distributed import Client, Future, LocalCluster
