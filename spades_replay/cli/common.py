@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
@@ -203,25 +203,63 @@ DEFAULT_TIME_CAP = 60.0
 """Seconds per hand unless ``--time-cap`` says otherwise; two-player hands never need it."""
 
 LIMIT_OPTIONS = (
-    ("--max-record-bytes", DEFAULT_LIMITS.record_bytes, "largest record or .jsonl line read"),
-    ("--max-depth", DEFAULT_LIMITS.depth, "deepest nesting inside meta and x- extensions"),
-    ("--max-string", DEFAULT_LIMITS.string_chars, "longest meta value or extension string"),
+    (
+        "--max-record-bytes",
+        DEFAULT_LIMITS.record_bytes,
+        1 << 30,
+        "largest record or .jsonl line read",
+    ),
+    ("--max-depth", DEFAULT_LIMITS.depth, 1024, "deepest nesting inside meta and x- extensions"),
+    (
+        "--max-string",
+        DEFAULT_LIMITS.string_chars,
+        1 << 30,
+        "longest meta value or extension string",
+    ),
 )
+"""Each limit option: its flag, default, largest value (a record is read into memory whole,
+so a gibibyte is already far beyond any game; JSON nested deeper than 1024 is refused while
+parsing) and meaning."""
+
+
+def limit_value(most: int) -> Callable[[str], int]:
+    """The value of a limit option: a whole number from 1 to ``most``.
+
+    >>> limit_value(1024)("64")
+    64
+    >>> limit_value(1024)("99999999999999999999")
+    Traceback (most recent call last):
+    argparse.ArgumentTypeError: must be at most 1024, got 99999999999999999999
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+        if value > most:
+            raise argparse.ArgumentTypeError(f"must be at most {most}, got {text.strip()}")
+        return value
+
+    return parse
 
 
 def add_limit_options(parser: argparse.ArgumentParser) -> None:
     """The options that set the input size limits (docs/reliability.md)."""
-    for flag, default, meaning in LIMIT_OPTIONS:
+    for flag, default, most, meaning in LIMIT_OPTIONS:
         parser.add_argument(
-            flag, type=int, default=default, metavar="N", help=f"{meaning} (default {default})"
+            flag,
+            type=limit_value(most),
+            default=default,
+            metavar="N",
+            help=f"{meaning} (default {default}, at most {most})",
         )
 
 
 def limits_of(arguments: argparse.Namespace) -> Limits:
     """The limits the options ask for."""
-    for name in ("max_record_bytes", "max_depth", "max_string"):
-        if getattr(arguments, name) < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1")
     limits = Limits(arguments.max_record_bytes, arguments.max_depth, arguments.max_string)
     return DEFAULT_LIMITS if limits == DEFAULT_LIMITS else limits
 

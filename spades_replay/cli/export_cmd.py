@@ -13,10 +13,12 @@ from rich.text import Text
 
 from spades_replay.cli.common import (
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
     console_for,
+    no_records_message,
     print_problem,
     stdout_console,
 )
@@ -85,6 +87,10 @@ def _line(hand: OpenSpielHand, replayed: Replay, label: str, as_object: bool) ->
     )
 
 
+class _NothingReadError(Exception):
+    """No record was read: the export is abandoned, its output never written."""
+
+
 class _Export:
     """Writes the hands of each record to ``stream``, counting what was written, refused or
     invalid, and reporting refusals and invalid records on ``err``."""
@@ -97,6 +103,7 @@ class _Export:
         self.games = 0
         self.invalid = 0
         self.refused = 0
+        self.records = 0
 
     def refuse(self, where: str, error: UnsupportedError) -> None:
         self.refused += 1
@@ -104,6 +111,7 @@ class _Export:
 
     def source(self, source: Source) -> None:
         """Check one record and write each of its hands that OpenSpiel can play."""
+        self.records += 1
         line = f":{source.line}" if source.line is not None else ""
         where = safe(source.path, 500) + line
         if source.oversize:
@@ -169,6 +177,13 @@ def run(arguments: argparse.Namespace) -> int:
                     io_errors += 1
                 done += task.size
                 bar.update(done)
+            if not export.records:
+                raise _NothingReadError
+    except _NothingReadError:  # the output is not written
+        if io_errors:
+            return EXIT_USAGE
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     except OSError as error:
         raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
     text = (

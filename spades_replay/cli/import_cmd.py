@@ -15,6 +15,7 @@ from rich.text import Text
 
 from spades_replay.cli.common import (
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
@@ -31,6 +32,7 @@ from spades_replay.interop.openspiel import (
     read_games,
 )
 from spades_replay.plumbing.atomic import atomic_writer
+from spades_replay.plumbing.corpus import decompression_failure
 from spades_replay.record.io import dumps
 from spades_replay.replayer.convert import rules_model
 from spades_replay.text import safe
@@ -85,14 +87,14 @@ def _read(path: str) -> str:
     if not target.is_file():
         raise UsageError(f"no such file: {path}")
     try:
-        data = (
-            gzip.decompress(target.read_bytes())
-            if path.lower().endswith(".gz")
-            else target.read_bytes()
-        )
-    except (OSError, EOFError, zlib.error) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise UsageError(f"cannot read {path}: {reason}") from None
+        data = target.read_bytes()
+    except OSError as error:
+        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
+    if path.lower().endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as error:
+            raise UsageError(f"cannot decompress {path}: {decompression_failure(error)}") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -142,6 +144,18 @@ def run(arguments: argparse.Namespace) -> int:
         except UsageError as error:
             err.print(Text(f"spades-replay: {safe(str(error), 1000)}"))
             io_errors += 1
+    if not games:
+        if io_errors:
+            return EXIT_USAGE
+        named = ", ".join(safe(path, 200) for path in arguments.files)
+        err.print(
+            Text(
+                f"spades-replay: no games found in {named}: nothing was imported, "
+                f"{safe(output, 500)} was not written",
+                style="bold red",
+            )
+        )
+        return EXIT_NO_RECORDS
     bar = Bar(
         "importing",
         counts="items",

@@ -13,11 +13,13 @@ from rich.text import Text
 
 from spades_replay.cli.common import (
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     UsageError,
     add_limit_options,
     console_for,
     limits_of,
+    no_records_message,
     print_problem,
     stdout_console,
 )
@@ -119,6 +121,9 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError(error.problem.message) from None
     to_stdout = arguments.output is None and not arguments.in_place
     err = console_for(sys.stderr)
+    if not pairs:
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     total = sum(path.stat().st_size for path, _ in pairs)
     bar = Bar(
         "migrating",

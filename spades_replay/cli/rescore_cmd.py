@@ -407,6 +407,11 @@ def run(arguments: argparse.Namespace) -> int:
     with reading:
         for report in validation:
             _report_invalid(err, report)
+    result = validation.summary
+    for problem in result.io_errors:
+        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+    if not result.records:  # nothing read: the path errors or "no records" alone
+        return exit_code(result, arguments.paths, err)
     summary = CorpusRescore().extend(rescored.game for rescored in gathered.games)
     games = gathered.games
     if arguments.changed:
@@ -426,8 +431,5 @@ def run(arguments: argparse.Namespace) -> int:
     else:
         data = encode_json(games, summary, options)
     write_output(arguments.output, data)
-    result = validation.summary
-    for problem in result.io_errors:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     report_counted(err, f"{summary.games} game(s) rescored", result)
     return exit_code(result, arguments.paths, err)

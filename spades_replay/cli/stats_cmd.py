@@ -290,7 +290,9 @@ def _write(
     columns: list[str] | None,
 ) -> int:
     """Write the metrics of ``tables`` as asked (the table's ``columns``, ``None``: by
-    width), then the count line; the exit code."""
+    width), then the count line; the exit code. Nothing is written when no record was read."""
+    if not summary.records:  # nothing read: the path errors or "no records" alone
+        return exit_code(summary, arguments.paths, err)
     from spades_replay.cli import stats_view
 
     frame = stats_view.metrics(tables, arguments.by)

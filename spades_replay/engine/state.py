@@ -238,9 +238,14 @@ def _refuse(code: Code, message: str, rule: str, seat: Seat | None) -> IllegalAc
 
 def _expect(state: HandState, phase: Phase, seat: Seat, what: str) -> None:
     if state.phase is not phase:
+        when = (
+            ", but the hand is over"
+            if state.phase is Phase.DONE
+            else f" during the {state.phase.value}"
+        )
         raise _refuse(
             Code.ACTION_WRONG_PHASE,
-            f"seat {seat} tries to {what} during the {state.phase.value}",
+            f"seat {seat} tries to {what}{when}",
             RULE_PHASE,
             seat,
         )

@@ -67,6 +67,22 @@ def sample_paths(fixtures: Path) -> list[str]:
     ]
 
 
+def decompression_failure(error: Exception) -> str:
+    """Why gzip data could not be decompressed, in words a person reads (never the
+    library's ``Not a gzipped file (b'\\x9b$')``).
+
+    >>> decompression_failure(gzip.BadGzipFile("Not a gzipped file (b'no')"))
+    'it is not gzip-compressed data'
+    >>> decompression_failure(EOFError("Compressed file ended before the end-of-stream marker"))
+    'the compressed data stops early (the file is cut short)'
+    """
+    if isinstance(error, EOFError):
+        return "the compressed data stops early (the file is cut short)"
+    if isinstance(error, gzip.BadGzipFile) and str(error).startswith("Not a gzipped file"):
+        return "it is not gzip-compressed data"
+    return "the compressed data is corrupt"
+
+
 def _io_problem(code: Code, path: str, message: str) -> InputError:
     return InputError(Problem(code, message, source=path))
 
@@ -242,7 +258,9 @@ def read_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Iterator[Source]:
         yield from _read(task, limits.record_bytes)
     except (gzip.BadGzipFile, zlib.error, EOFError) as error:
         raise _io_problem(
-            Code.IO_COMPRESSION, task.path, f"cannot decompress {task.path}: {error}"
+            Code.IO_COMPRESSION,
+            task.path,
+            f"cannot decompress {task.path}: {decompression_failure(error)}",
         ) from None
     except OSError as error:
         raise _io_problem(
@@ -318,7 +336,9 @@ def read_memory(
                 data = compressed.read(-1 if max_bytes is None else max_bytes + 1)
         except (gzip.BadGzipFile, zlib.error, EOFError) as error:
             raise _io_problem(
-                Code.IO_COMPRESSION, name, f"cannot decompress {name}: {error}"
+                Code.IO_COMPRESSION,
+                name,
+                f"cannot decompress {name}: {decompression_failure(error)}",
             ) from None
         if max_bytes is not None and len(data) > (cap := max_bytes):
             raise _io_problem(
@@ -349,7 +369,9 @@ def read_at(
             else:
                 data = stream.read(limits.record_bytes + 1)
     except (gzip.BadGzipFile, zlib.error, EOFError) as error:
-        raise _io_problem(Code.IO_COMPRESSION, path, f"cannot decompress {path}: {error}") from None
+        raise _io_problem(
+            Code.IO_COMPRESSION, path, f"cannot decompress {path}: {decompression_failure(error)}"
+        ) from None
     except OSError as error:
         raise _io_problem(
             Code.IO_UNREADABLE, path, f"cannot read {path}: {error.strerror or error}"

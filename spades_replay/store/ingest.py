@@ -427,7 +427,12 @@ def ingest(
     used (another version, other settings, locked).
     """
     jobs = workers(jobs)
+    paths = list(paths)
     directory = Path(store)
+    if not directory.exists():
+        found = IngestReport()
+        if not _found(paths, found, directory) and found.io_errors:
+            return found  # no input could be read: no store is made
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
