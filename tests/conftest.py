@@ -9,6 +9,9 @@ from hypothesis import HealthCheck, settings
 
 from spades_replay.replayer.verify import COMPILED_KERNEL, KERNEL, PYTHON_KERNEL, Kernel
 
+pytest_plugins = ["tests.support.browser"]
+"""The browser tests' fixtures (server, chromium, browser)."""
+
 ROOT = Path(__file__).resolve().parents[1]
 CONFORMANCE = ROOT / "tests" / "conformance"
 CONFORMANCE_1_1 = ROOT / "tests" / "conformance-1.1"

@@ -31,7 +31,7 @@ from spades_replay.record.io import dump, load
 from spades_replay.replayer.replay import HandReplay, Replay, replay
 
 from .conftest import CONFORMANCE
-from .test_solver import exhaustive_nil, exhaustive_tricks
+from .support.solver import exhaustive_nil, exhaustive_tricks
 
 VALID = CONFORMANCE / "valid"
 TWO_PLAYER_GAME = VALID / "two-player-01.json"

@@ -13,7 +13,6 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Any
 
 import orjson
 import polars as pl
@@ -33,11 +32,19 @@ from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import short_rules_label, tables_of
 from spades_replay.text import card_label
 
-from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
+from .conftest import FIXTURES, INVALID_FIXTURES, fixture_records
+from .support.apptest import (
+    ENTRY,
+    charts_of,
+    markdown_of,
+    open_app,
+    pick_game,
+    run_app,
+    table_of,
+)
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
-ENTRY = str(ROOT / "dashboard" / "app.py")
 VALID = (FIXTURES / "two-player" / "mercy.json").read_bytes()
 HOSTILE_NAME = "**Eve** [click](https://evil.example) :red[x] <b>"
 
@@ -49,25 +56,6 @@ def _hostile() -> bytes:
     return orjson.dumps(record)
 
 
-def _run(runnable: Any) -> AppTest:
-    """Run the app (or the app of a widget just set) and check that the script raised nothing."""
-    at: AppTest = runnable.run()
-    assert not at.exception, [exception.value for exception in at.exception]
-    return at
-
-
-def _app(page: str | None = None) -> AppTest:
-    at = AppTest.from_file(ENTRY, default_timeout=30)
-    if page is not None:
-        # before the first run AppTest finds a page by its file name: our url paths
-        at.switch_page(f"{page}.py")
-    return _run(at)
-
-
-def _markdown(at: AppTest) -> str:
-    return "\n".join(element.value for element in at.main.markdown)
-
-
 def _step_text(at: AppTest) -> str:
     return next(md.value for md in at.main.markdown if md.value.startswith("**Step "))
 
@@ -76,25 +64,10 @@ def _trick_text(at: AppTest) -> str:
     return next(md.value for md in at.main.markdown if md.value.startswith("**Trick "))
 
 
-def _table(at: AppTest, column: str) -> Any:
-    """The first table shown with a column of that name (a pandas frame)."""
-    return next(frame.value for frame in at.dataframe if column in frame.value.columns)
-
-
-def _charts(at: AppTest) -> list[dict[str, Any]]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
-
-
-def _pick_game(at: AppTest, game_id: str) -> AppTest:
-    picker = at.selectbox(key="game")
-    index = next(i for i, label in enumerate(picker.options) if label.startswith(game_id + " "))
-    return _run(picker.select_index(index))
-
-
 @pytest.fixture
 def app() -> AppTest:
     """The dashboard on its default data (the samples of fixtures/), on the Replay page."""
-    return _app()
+    return open_app()
 
 
 def _fixture_counts() -> tuple[int, int]:
@@ -141,69 +114,69 @@ def test_opens_clean_on_the_sample_records_of_the_fixtures(app: AppTest) -> None
 
 
 def test_stepping_card_by_card_and_trick_by_trick_changes_the_trick_shown(app: AppTest) -> None:
-    _run(app.button(key="next_trick").click())
+    run_app(app.button(key="next_trick").click())
     setup_end = app.slider(key="step").value
     assert "No card played yet." in [caption.value for caption in app.main.caption]
-    _run(app.button(key="next_card").click())
+    run_app(app.button(key="next_card").click())
     assert app.slider(key="step").value == setup_end + 1
     first = _trick_text(app)
     assert first.startswith("**Trick 1**, led by")
     assert "Winning so far" in first
-    _run(app.button(key="next_trick").click())
+    run_app(app.button(key="next_trick").click())
     assert app.slider(key="step").value == setup_end + 4
     assert "Won by" in _trick_text(app)
-    _run(app.button(key="next_trick").click())
+    run_app(app.button(key="next_trick").click())
     second = _trick_text(app)
     assert second.startswith("**Trick 2**")
     assert second != first
-    _run(app.button(key="prev_trick").click())
+    run_app(app.button(key="prev_trick").click())
     assert _trick_text(app).startswith("**Trick 1**")
-    _run(app.button(key="prev_card").click())
+    run_app(app.button(key="prev_card").click())
     assert app.slider(key="step").value == setup_end + 3
     assert "Winning so far" in _trick_text(app)
-    _run(app.button(key="last").click())
+    run_app(app.button(key="last").click())
     assert app.slider(key="step").value == 57
     assert app.button(key="next_card").disabled
-    assert _table(app, "").shape == (9, 3)
-    _run(app.button(key="first").click())
+    assert table_of(app, "").shape == (9, 3)
+    run_app(app.button(key="first").click())
     assert app.slider(key="step").value == 0
     assert app.button(key="prev_card").disabled
 
 
 def test_the_slider_moves_to_any_step(app: AppTest) -> None:
-    _run(app.slider(key="step").set_value(30))
+    run_app(app.slider(key="step").set_value(30))
     assert _step_text(app).startswith("**Step 30 of 57** · play")
     first = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
     state = spades_replay.replay(spades_replay.loads(first)).hands[0].timeline[30].state
-    tricks = _table(app, "won by")
+    tricks = table_of(app, "won by")
     assert list(tricks["trick"]) == [str(trick.number) for trick in state.tricks]
     assert f"**Trick {len(state.tricks) + 1}**" in _trick_text(app)
 
 
 def test_jumping_to_a_hand_starts_it_from_the_deal(app: AppTest) -> None:
-    _run(app.slider(key="step").set_value(20))
-    _run(app.selectbox(key="hand").select(3))
+    run_app(app.slider(key="step").set_value(20))
+    run_app(app.selectbox(key="hand").select(3))
     assert app.slider(key="step").value == 0
-    assert "Going into hand 3:" in _markdown(app)
+    assert "Going into hand 3:" in markdown_of(app)
     assert app.selectbox(key="hand").options == [f"Hand {n} of 4" for n in range(1, 5)]
 
 
 def test_the_replay_page_charts_the_game_so_far_at_the_hand_shown(app: AppTest) -> None:
     first = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
     replay = spades_replay.replay(spades_replay.loads(first))
-    (chart,) = _charts(app)
+    (chart,) = charts_of(app)
     assert chart["layout"]["title"]["text"] == "Running score"
     assert [trace["y"][-1] for trace in chart["data"]] == list(replay.result.scores)
     assert chart["layout"]["shapes"][-1]["x0"] == 1
-    _run(app.selectbox(key="hand").select(3))
-    (chart,) = _charts(app)
+    run_app(app.selectbox(key="hand").select(3))
+    (chart,) = charts_of(app)
     assert chart["layout"]["shapes"][-1]["x0"] == 3
 
 
 def test_one_seats_view_hides_the_other_hands(app: AppTest) -> None:
     hidden = [md.value for md in app.main.markdown if "hidden]" in md.value]
     assert hidden == []
-    _run(app.selectbox(key="view").select(1))
+    run_app(app.selectbox(key="view").select(1))
     hidden = [md.value for md in app.main.markdown if md.value.endswith("card(s), hidden]")]
     assert hidden == [":gray[13 card(s), hidden]"] * 3
     assert app.selectbox(key="view").value == 1
@@ -212,22 +185,22 @@ def test_one_seats_view_hides_the_other_hands(app: AppTest) -> None:
 def test_a_two_player_game_shows_its_draft_and_the_end_of_an_unfinished_hand(
     app: AppTest,
 ) -> None:
-    _pick_game(app, "two-player-unfinished")
+    pick_game(app, "two-player-unfinished")
     assert app.slider(key="step").value == 0
     assert "The deck is shuffled, face down" in _step_text(app)
-    _run(app.slider(key="step").set_value(4))
-    assert _table(app, "turn").shape[0] == 4
+    run_app(app.slider(key="step").set_value(4))
+    assert table_of(app, "turn").shape[0] == 4
     assert " keeps " in _step_text(app) or " discards " in _step_text(app)
-    _run(app.selectbox(key="hand").select(3))
-    _run(app.button(key="last").click())
+    run_app(app.selectbox(key="hand").select(3))
+    run_app(app.button(key="last").click())
     assert "The record stops here" in app.main.warning[0].value
 
 
 def test_game_charts_draw_the_picked_game_from_its_tables() -> None:
-    at = _app("charts")
+    at = open_app("charts")
     assert at.title[0].value == "Game charts"
-    _pick_game(at, "fixture-two-player-standard-game")
-    scores, bags, parts = _charts(at)
+    pick_game(at, "fixture-two-player-standard-game")
+    scores, bags, parts = charts_of(at)
     assert [len(chart["data"]) for chart in (scores, bags, parts)] == [2, 3, 10]
     replay = spades_replay.replay(
         spades_replay.load(FIXTURES / "two-player" / "standard-game.json")
@@ -235,11 +208,11 @@ def test_game_charts_draw_the_picked_game_from_its_tables() -> None:
     assert scores["data"][0]["y"][-1] == replay.result.scores[0]
     assert scores["layout"]["shapes"][0]["y0"] == 500
     assert bags["data"][2]["x"] == [8, 12, 15, 20]
-    assert _table(at, "contract pts").shape == (42, 12)
+    assert table_of(at, "contract pts").shape == (42, 12)
 
 
 def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
-    at = _app("stats")
+    at = open_app("stats")
     assert at.title[0].value == "Corpus stats"
     collection = StatsCollection(sample_paths(FIXTURES))
     assert list(collection) == []
@@ -248,7 +221,7 @@ def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
         str(games.height),
         str(games.filter(pl.col("complete")).height),
     ]
-    charts = _charts(at)
+    charts = charts_of(at)
     assert [chart["layout"]["title"]["text"] for chart in charts] == [
         "Nil and Blind Nil success",
         "Bid accuracy",
@@ -258,55 +231,55 @@ def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
         "Points of a side in one hand",
     ]
     assert [len(chart["data"]) for chart in charts] == [2, 3, 1, 1, 2, 2]
-    players = _table(at, "player_key")
+    players = table_of(at, "player_key")
     assert players.shape[0] == len(charts[0]["data"][0]["y"])
-    _run(at.multiselect(key="f_variant").select("two-player"))
+    run_app(at.multiselect(key="f_variant").select("two-player"))
     two_player = games.filter(pl.col("variant") == "two-player").height
     assert at.metric[0].value == str(two_player)
-    assert set(_table(at, "player_key")["variant"]) == {"two-player"}
-    _run(at.multiselect(key="f_player").select("heuristic-megan"))
+    assert set(table_of(at, "player_key")["variant"]) == {"two-player"}
+    run_app(at.multiselect(key="f_player").select("heuristic-megan"))
     megan = player_metrics(collection.tables()).filter(
         pl.col("player_key") == "heuristic-megan", pl.col("variant") == "two-player"
     )
-    shown = _table(at, "player_key")
+    shown = table_of(at, "player_key")
     assert list(shown["player"]) == ["Megan"] * megan.height
     # rule sets by their short labels, spelled out in the legend under the tables
     assert list(shown["rules"]) == [short_rules_label(key) for key in megan.get_column("rules")]
     legend = [caption.value for caption in at.caption if caption.value.startswith("Rules: ")]
     assert legend
     assert "**mercy**: lose\\_score\\=\\-200" in legend[0]
-    _run(at.multiselect(key="f_variant").unselect("two-player").select("four-player"))
+    run_app(at.multiselect(key="f_variant").unselect("two-player").select("four-player"))
     assert at.info[0].value.startswith("No game to count")
 
 
 def test_filters_narrow_the_game_picker(app: AppTest) -> None:
-    _run(app.multiselect(key="f_rules").select("lose_score=-200"))
+    run_app(app.multiselect(key="f_rules").select("lose_score=-200"))
     options = app.selectbox(key="game").options
     assert [label.split(" · ")[0] for label in options] == [
         "fixture-four-player-mercy",
         "fixture-two-player-mercy",
     ]
-    _run(app.multiselect(key="f_variant").select("four-player"))
-    _run(app.multiselect(key="f_player").select("heuristic-megan"))
+    run_app(app.multiselect(key="f_variant").select("four-player"))
+    run_app(app.multiselect(key="f_player").select("heuristic-megan"))
     assert app.info[0].value == "No game matches the filters in the sidebar."
 
 
 def test_a_bad_upload_shows_its_error_never_a_traceback() -> None:
-    at = _app("validate")
+    at = open_app("validate")
     assert at.title[0].value == "Validate"
-    _run(at.file_uploader(key="upload").set_value(("bad.json", b"{oops", "application/json")))
+    run_app(at.file_uploader(key="upload").set_value(("bad.json", b"{oops", "application/json")))
     assert at.error[0].value == f"**{md('bad.json')}**: 1 of 1 record(s) invalid, 0 valid."
     assert "code `format.json`" in at.error[1].value
-    _run(at.file_uploader(key="upload").set_value(("x.jsonl.gz", b"nope", "application/gzip")))
+    run_app(at.file_uploader(key="upload").set_value(("x.jsonl.gz", b"nope", "application/gzip")))
     name = md("x.jsonl.gz")
     assert at.error[0].value.startswith(f"**{name}**: cannot decompress {name}")
 
 
 def test_every_error_of_an_upload_with_its_place_and_rule() -> None:
-    at = _app("validate")
+    at = open_app("validate")
     revoke = (FIXTURES / "invalid" / "play-revoke.json").read_bytes()
     corpus = b"\n".join([orjson.dumps(orjson.loads(VALID)), orjson.dumps(orjson.loads(revoke))])
-    _run(at.file_uploader(key="upload").set_value(("two.jsonl", corpus, "application/jsonl")))
+    run_app(at.file_uploader(key="upload").set_value(("two.jsonl", corpus, "application/jsonl")))
     assert at.error[0].value == f"**{md('two.jsonl')}**: 1 of 2 record(s) invalid, 1 valid."
     problem = at.error[1].value
     expected = json.loads((FIXTURES / "invalid" / "EXPECTED.json").read_text())["play-revoke.json"]
@@ -314,23 +287,23 @@ def test_every_error_of_an_upload_with_its_place_and_rule() -> None:
     assert "rule: " in problem
     assert "code `play.revoke`" in problem
     assert expected["place"].split(",")[0] in problem
-    table = _table(at, "pointer")
+    table = table_of(at, "pointer")
     assert list(table["code"]) == ["play.revoke"]
 
 
 def test_a_valid_upload_opens_in_the_replay_page() -> None:
-    at = _app("validate")
+    at = open_app("validate")
     hostile = _hostile()
-    _run(at.multiselect(key="f_variant").select("four-player"))
-    _run(at.file_uploader(key="upload").set_value(("evil.json", hostile, "application/json")))
+    run_app(at.multiselect(key="f_variant").select("four-player"))
+    run_app(at.file_uploader(key="upload").set_value(("evil.json", hostile, "application/json")))
     assert at.success[0].value == f"**{md('evil.json')}**: 1 record(s), all valid."
     digest = hashlib.sha256(hostile).hexdigest()
-    _run(at.button(key=f"open {digest}").click())
+    run_app(at.button(key=f"open {digest}").click())
     assert at.title[0].value == "Replay"
     assert at.multiselect(key="f_variant").value == []
     assert at.selectbox(key="game").value.startswith(f"upload|{digest[:16]}|")
     assert at.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** valid game(s)")
-    text = _markdown(at)
+    text = markdown_of(at)
     assert f"{md(HOSTILE_NAME, 60)} (seat 0)" in text
     assert "[click](" not in text
     assert f"**{md('[evil](https://evil.example)', 120)}**" in text
@@ -340,18 +313,18 @@ def test_the_validate_page_lists_the_invalid_records_of_the_loaded_data(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(sys, "argv", [ENTRY, str(FIXTURES)])
-    at = _app("validate")
+    at = open_app("validate")
     invalid = len(INVALID_FIXTURES)  # EXPECTED.json included: it is no record
-    assert f"**{invalid}** of {fixture_records()} record(s) are invalid" in _markdown(at)
+    assert f"**{invalid}** of {fixture_records()} record(s) are invalid" in markdown_of(at)
     assert len(at.main.error) == 20
-    assert _table(at, "pointer").shape[0] >= invalid
+    assert table_of(at, "pointer").shape[0] >= invalid
 
 
 def test_the_sidebar_upload_adds_games_to_every_page(app: AppTest) -> None:
     hostile = _hostile()
-    _run(app.file_uploader(key="sidebar_upload").set_value(("e.json", hostile, "text/json")))
+    run_app(app.file_uploader(key="sidebar_upload").set_value(("e.json", hostile, "text/json")))
     assert app.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** valid game(s)")
-    _pick_game(app, "[evil](https://evil.example)")
+    pick_game(app, "[evil](https://evil.example)")
     assert app.selectbox(key="view").options[1].startswith(f"Seat 0: {HOSTILE_NAME}'s view")
     assert HOSTILE_NAME in app.multiselect(key="f_player").options
 
@@ -360,7 +333,7 @@ def test_paths_that_cannot_be_read_are_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(sys, "argv", [ENTRY, str(tmp_path), str(tmp_path / "missing.jsonl")])
-    at = _app()
+    at = open_app()
     assert at.sidebar.error[0].value.startswith("no such file or directory")
     assert at.info[0].value.startswith("No valid game is loaded")
 
@@ -372,13 +345,13 @@ def test_a_larger_corpus_loads_and_its_progress_bar_goes_away(
     lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes()
     corpus.write_bytes(lines * 4)
     monkeypatch.setattr(sys, "argv", [ENTRY, str(corpus)])
-    at = _app("stats")
+    at = open_app("stats")
     assert at.metric[0].value == "100"
     assert [bar.value for bar in at.get("progress")] == []
     tables = tables_of(
         spades_replay.replay(spades_replay.loads(line)) for line in lines.splitlines() * 4
     )
-    assert _table(at, "player_key").shape[0] == player_metrics(tables).height == 4
+    assert table_of(at, "player_key").shape[0] == player_metrics(tables).height == 4
 
 
 # double-dummy analysis
@@ -395,12 +368,12 @@ def _mercy() -> Replay:
 
 
 def test_a_two_player_hand_is_analysed_on_the_fly(app: AppTest) -> None:
-    _pick_game(app, "fixture-two-player-mercy")
+    pick_game(app, "fixture-two-player-mercy")
     hand = _mercy().hands[0]
     analysis = analyze_hand(hand)
     assert analysis.par is not None
     costly = next(play for play in analysis.plays if play.cost)
-    _run(app.slider(key="step").set_value(_step_of_play(hand, costly.index)))
+    run_app(app.slider(key="step").set_value(_step_of_play(hand, costly.index)))
     # the card on the table carries its cost; the summary says what it cost and what was best
     assert f"{card_md(costly.card)} :red[**-{costly.cost}**]" in _trick_text(app)
     summary = next(text.value for text in app.main.markdown if " played " in text.value)
@@ -414,8 +387,8 @@ def test_a_two_player_hand_is_analysed_on_the_fly(app: AppTest) -> None:
         )
     # the best alternatives, on demand: every legal card with its value
     assert not [frame for frame in app.dataframe if "tricks" in frame.value.columns]
-    _run(app.toggle(key="alternatives").set_value(True))
-    shown = _table(app, "tricks")
+    run_app(app.toggle(key="alternatives").set_value(True))
+    shown = table_of(app, "tricks")
     values = Solver(hand.variant).card_values(position_before(hand, costly.index))
     assert sorted(zip(shown["card"], shown["tricks"], strict=True)) == sorted(
         (card_label(card), str(value)) for card, value in values.items()
@@ -427,24 +400,24 @@ def test_a_two_player_hand_is_analysed_on_the_fly(app: AppTest) -> None:
     played = shown[shown["note"].str.contains("played")]
     assert list(played["cost"]) == [f"-{costly.cost}"]
     # the tricks table marks the cards of the tricks so far
-    _run(app.button(key="last").click())
-    rows = _table(app, "won by")
+    run_app(app.button(key="last").click())
+    rows = table_of(app, "won by")
     cells = [cell for column in ("seat 0", "seat 1") for cell in rows[column]]
     marked = [cell for cell in cells if cell.endswith(tuple(f" -{n}" for n in range(1, 14)))]
     assert len(marked) == sum(1 for play in analysis.plays if play.cost)
 
 
 def test_a_nil_shows_its_verdict_beside_the_bid(app: AppTest) -> None:
-    _pick_game(app, "fixture-two-player-tie-plays-on")
-    _run(app.selectbox(key="hand").select(5))
+    pick_game(app, "fixture-two-player-tie-plays-on")
+    run_app(app.selectbox(key="hand").select(5))
     replayed = spades_replay.replay(
         spades_replay.load(FIXTURES / "two-player" / "tie-plays-on.json")
     )
     (nil,) = analyze_hand(replayed.hands[4]).nils
-    _run(app.button(key="last").click())
+    run_app(app.button(key="last").click())
     verdict = "makeable" if nil.makeable else "doomed"
-    assert f"Bid **Nil** · {verdict} double dummy · tricks won **0**" in _markdown(app)
-    notes = _markdown(app)
+    assert f"Bid **Nil** · {verdict} double dummy · tricks won **0**" in markdown_of(app)
+    notes = markdown_of(app)
     assert f"Nil of Drew (seat {nil.seat}): **{verdict}** from the start of play" in notes
 
 
@@ -452,13 +425,13 @@ def test_a_nil_shows_its_verdict_beside_the_bid(app: AppTest) -> None:
 def pure_python_app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
     """The dashboard with the compiled double-dummy kernel turned off."""
     monkeypatch.setenv(KERNEL_VARIABLE, "python")
-    return _app()
+    return open_app()
 
 
 def test_a_four_player_hand_is_analysed_at_once_with_the_compiled_kernel(app: AppTest) -> None:
     pytest.importorskip("numba")
     assert not [button for button in app.button if button.key == "analyse_hand"]
-    _run(app.button(key="last").click())
+    run_app(app.button(key="last").click())
     replayed = spades_replay.replay(
         spades_replay.loads(
             (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
@@ -466,10 +439,10 @@ def test_a_four_player_hand_is_analysed_at_once_with_the_compiled_kernel(app: Ap
     )
     par = analyze_hand(replayed.hands[0]).par
     assert par is not None
-    markdown = _markdown(app)
+    markdown = markdown_of(app)
     for made in par:
         assert f"double-dummy par **{made}**" in markdown
-    assert not any(cell.endswith("?") for cell in _table(app, "won by")["seat 0"])
+    assert not any(cell.endswith("?") for cell in table_of(app, "won by")["seat 0"])
 
 
 def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(
@@ -478,17 +451,17 @@ def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(
     app = pure_python_app
     assert app.button(key="analyse_hand").label == "Analyse this hand"
     assert app.number_input(key="hand_time_cap").value == 30.0
-    _run(app.button(key="last").click())
-    assert "double-dummy par" not in _markdown(app)
-    assert not any(cell.endswith("?") for cell in _table(app, "won by")["seat 0"])
-    _run(app.number_input(key="hand_time_cap").set_value(0.1))
-    _run(app.button(key="analyse_hand").click())
+    run_app(app.button(key="last").click())
+    assert "double-dummy par" not in markdown_of(app)
+    assert not any(cell.endswith("?") for cell in table_of(app, "won by")["seat 0"])
+    run_app(app.number_input(key="hand_time_cap").set_value(0.1))
+    run_app(app.button(key="analyse_hand").click())
     (warning,) = [w.value for w in app.main.warning if w.value.startswith("The time cap")]
     skipped = int(re.search(r"the first (\d+) of 52 cards", warning).group(1))  # type: ignore[union-attr]
     assert 0 < skipped < 52
     assert "the later cards keep their costs" in warning
-    assert "double-dummy par **?**" in _markdown(app)
-    rows = _table(app, "won by")
+    assert "double-dummy par **?**" in markdown_of(app)
+    rows = table_of(app, "won by")
     replayed = spades_replay.replay(
         spades_replay.loads(
             (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
@@ -505,57 +478,57 @@ def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(
 
 
 def test_a_seats_view_hides_the_alternatives_of_hidden_hands(app: AppTest) -> None:
-    _pick_game(app, "fixture-two-player-mercy")
+    pick_game(app, "fixture-two-player-mercy")
     hand = _mercy().hands[0]
     first = hand.timeline[_step_of_play(hand, 0)]
     assert isinstance(first.action, PlayCard)
     other = 1 - first.action.seat
-    _run(app.selectbox(key="view").select(other))
-    _run(app.slider(key="step").set_value(first.index))
-    _run(app.toggle(key="alternatives").set_value(True))
+    run_app(app.selectbox(key="view").select(other))
+    run_app(app.slider(key="step").set_value(first.index))
+    run_app(app.toggle(key="alternatives").set_value(True))
     assert "Her cards are hidden in this view." in [caption.value for caption in app.main.caption]
     assert not [frame for frame in app.dataframe if "tricks" in frame.value.columns]
 
 
 def test_corpus_stats_analyse_on_request_and_report_capped_hands() -> None:
-    at = _app("stats")
+    at = open_app("stats")
     assert at.button(key="analyse_corpus").label.startswith("Analyse ")
     assert any("are four-player" in warning.value for warning in at.main.warning)
-    _run(at.multiselect(key="f_rules").select("target_score=200"))
+    run_app(at.multiselect(key="f_rules").select("target_score=200"))
     assert not any("are four-player" in warning.value for warning in at.main.warning)
-    _run(at.number_input(key="corpus_jobs").set_value(1))
+    run_app(at.number_input(key="corpus_jobs").set_value(1))
     assert at.button(key="analyse_corpus").label == "Analyse 5 hand(s)"
-    assert "chart_tricks_lost" not in json.dumps([chart["layout"] for chart in _charts(at)])
-    _run(at.button(key="analyse_corpus").click())
+    assert "chart_tricks_lost" not in json.dumps([chart["layout"] for chart in charts_of(at)])
+    run_app(at.button(key="analyse_corpus").click())
     replayed = spades_replay.replay(
         spades_replay.load(FIXTURES / "two-player" / "tie-plays-on.json")
     )
     expected = player_metrics(with_analysis(tables_of([replayed]), hands_of([replayed])))
-    chart = _charts(at)[-1]
+    chart = charts_of(at)[-1]
     assert chart["layout"]["title"]["text"] == "Tricks lost by misplays per hand (double dummy)"
     (bars,) = chart["data"]
     assert bars["x"] == expected.get_column("tricks_lost_per_hand").to_list()
     assert bars["text"] == [
         f"{lost} in 5 hand(s)" for lost in expected.get_column("tricks_lost").to_list()
     ]
-    table = _table(at, "tricks_lost_per_hand")
+    table = table_of(at, "tricks_lost_per_hand")
     assert list(table["tricks_lost"]) == expected.get_column("tricks_lost").to_list()
     assert list(table["capped_hands"]) == [0, 0]
     # the analysis stays on as long as the games, cap and workers stay the same
-    _run(at.multiselect(key="f_player").select("heuristic-megan"))
+    run_app(at.multiselect(key="f_player").select("heuristic-megan"))
     assert at.button(key="analyse_corpus").label == "Analyse 5 hand(s)"
-    assert list(_table(at, "tricks_lost_per_hand")["player"]) == ["Megan"]
+    assert list(table_of(at, "tricks_lost_per_hand")["player"]) == ["Megan"]
     # four-player hands stopped by the cap are reported and counted apart
-    _run(at.multiselect(key="f_player").unselect("heuristic-megan"))
-    _run(at.multiselect(key="f_rules").unselect("target_score=200").select("target_score=150"))
-    _run(at.number_input(key="corpus_time_cap").set_value(0.1))
-    _run(at.button(key="analyse_corpus").click())
+    run_app(at.multiselect(key="f_player").unselect("heuristic-megan"))
+    run_app(at.multiselect(key="f_rules").unselect("target_score=200").select("target_score=150"))
+    run_app(at.number_input(key="corpus_time_cap").set_value(0.1))
+    run_app(at.button(key="analyse_corpus").click())
     assert any(
         warning.value.startswith("3 hand(s) reached the time cap of 0.1 s")
         for warning in at.main.warning
     )
-    capped = _table(at, "cards analysed")
+    capped = table_of(at, "cards analysed")
     assert list(capped["hand"]) == [1, 2, 3]
-    (bars,) = _charts(at)[-1]["data"]
+    (bars,) = charts_of(at)[-1]["data"]
     assert bars["text"] == ["no hand analysed, 3 capped"] * 4
-    assert list(_table(at, "tricks_lost_per_hand")["analysed_hands"]) == [0] * 4
+    assert list(table_of(at, "tricks_lost_per_hand")["analysed_hands"]) == [0] * 4

@@ -11,184 +11,30 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import socket
 import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
 
-import orjson
 import pytest
 
 from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
+from .support.browser import (
+    HOSTILE_NAME,
+    SERVE,
+    Browser,
+    free_port,
+    playwright,
+    plots_drew,
+    wait_healthy,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-CHROMIUM = "/usr/bin/chromium"
-SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-SERVE = [sys.executable, "-m", "spades_replay", "dashboard"]
-HOSTILE_NAME = "**Eve** [click](https://evil.example) <b>bold</b>"
-
-if not shutil.which(CHROMIUM):
-    pytest.skip(
-        f"BROWSER TESTS SKIPPED: no Debian chromium at {CHROMIUM} "
-        "(apt-get install -y chromium; CI installs it in .ci/run)",
-        allow_module_level=True,
-    )
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
-expect.set_options(timeout=60_000)  # the first page also waits for the data to load
+expect = playwright().expect
 
 
 def _shown(text: str) -> str:
     """Untrusted text as the page shows it: as is, with invisible word joiners that keep it
     from looking like an address (see spades_replay.dashboard.markup.md)."""
     return text.replace(":", ":\u2060").replace("@", "@\u2060").replace(".", "\u2060.")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the dashboard exited early with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200 and response.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.25)
-    raise TimeoutError(f"{url} not healthy after {timeout} s")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``spades-replay dashboard`` on a hostile record and the fixtures; its address."""
-    home = tmp_path_factory.mktemp("home")
-    hostile = tmp_path_factory.mktemp("records") / "hostile.json"
-    record = orjson.loads((FIXTURES / "two-player" / "mercy.json").read_bytes())
-    record["players"][0] = {"name": HOSTILE_NAME}
-    record["game_id"] = "[evil](https://evil.example)"
-    hostile.write_bytes(orjson.dumps(record))
-    port = _free_port()
-    environment = dict(
-        os.environ,
-        HOME=str(home),
-        STREAMLIT_SERVER_FILE_WATCHER_TYPE="none",
-        STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
-    )
-    log_path = home / "dashboard.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [*SERVE, "--port", str(port), str(hostile), "fixtures"],
-            cwd=ROOT,
-            env=environment,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        try:
-            _wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", process)
-            yield f"http://127.0.0.1:{port}/"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-    print(log_path.read_text())
-
-
-@dataclass
-class Browser:
-    """The browser page on the dashboard, and the page errors it reported."""
-
-    page: Any
-    errors: list[str] = field(default_factory=list)
-
-    def open(self, url: str) -> Any:
-        """Load ``url`` (a new session of the app) and wait for the sidebar's summary."""
-        self.page.goto(url, wait_until="domcontentloaded")
-        summary = re.compile(r"\d+ valid game\(s\), \d+ complete hand")
-        expect(self.page.get_by_text(summary)).to_be_visible()
-        return self.page
-
-    def settled(self) -> Any:
-        """Wait until the app's script has finished its run, as a reader waits for the page
-        before the next click (a click during a run may land on a widget of the run before)."""
-        app = self.page.get_by_test_id("stApp")
-        expect(app).to_have_attribute("data-test-script-state", "notRunning")
-        return self.page
-
-    def screenshot(self, name: str) -> None:
-        """Save a screenshot of the page as it is now."""
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / f"{name}.png"
-        self.page.screenshot(path=str(path))
-        print(f"screenshot: {path}")
-
-
-@pytest.fixture(scope="module")
-def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
-    """One chromium, with a new empty profile, for the module (launching it, and loading
-    plotly's script into it, are the slow parts)."""
-    with sync_api.sync_playwright() as driver:
-        context = driver.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("profile")),
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1400, "height": 1000},
-            timeout=60_000,
-        )
-        try:
-            page = context.pages[0] if context.pages else context.new_page()
-            page.set_default_timeout(60_000)
-            browser = Browser(page)
-            page.on("pageerror", lambda error: browser.errors.append(str(error)))
-            yield browser
-        finally:
-            context.close()
-
-
-@pytest.fixture
-def browser(chromium: Browser) -> Iterator[Browser]:
-    """The browser for one test: no page error may happen during it."""
-    chromium.errors.clear()
-    yield chromium
-    assert chromium.errors == []
-
-
-def _plots_drew(page: Any, traces: list[int]) -> None:
-    """Every plotly chart drew its SVG with the expected number of traces."""
-    plots = page.locator(".js-plotly-plot")
-    expect(plots).to_have_count(len(traces))
-    for index, count in enumerate(traces):
-        plot = plots.nth(index)
-        plot.scroll_into_view_if_needed()
-        expect(plot.locator("svg.main-svg").first).to_be_visible()
-        expect(plot.locator("g.trace")).to_have_count(count)
 
 
 def test_replay_steps_through_a_hand_with_the_cards_in_colour(
@@ -251,7 +97,7 @@ def test_game_charts_really_draw(server: str, browser: Browser) -> None:
     page = browser.open(server + "charts")
     expect(page.get_by_role("heading", name="Game charts")).to_be_visible()
     # the hostile game (mercy rules): running score, bags with penalties, points by part
-    _plots_drew(page, [2, 3, 10])
+    plots_drew(page, [2, 3, 10])
     expect(page.get_by_text("mercy -200")).to_be_visible()
     browser.screenshot("charts")
 
@@ -259,7 +105,7 @@ def test_game_charts_really_draw(server: str, browser: Browser) -> None:
 def test_corpus_stats_really_draw(server: str, browser: Browser) -> None:
     page = browser.open(server + "stats")
     expect(page.get_by_role("heading", name="Corpus stats")).to_be_visible()
-    _plots_drew(page, [2, 3, 1, 1, 2, 2])
+    plots_drew(page, [2, 3, 1, 1, 2, 2])
     browser.screenshot("stats")
 
 
@@ -295,7 +141,7 @@ def test_validate_shows_a_bad_uploads_error_and_opens_a_good_one(
     page.get_by_role("link", name="Game charts").click()
     expect(page.get_by_role("heading", name="Game charts")).to_be_visible()
     expect(page.get_by_text(_shown("upload good.json"))).to_be_visible()
-    _plots_drew(page, [2, 3, 10])
+    plots_drew(page, [2, 3, 10])
 
 
 def test_the_paths_are_served_from_a_cache_store(server: str, browser: Browser) -> None:
@@ -322,7 +168,7 @@ def test_a_large_store_pages_and_searches_its_games(
         (FIXTURES / "corpus" / "four-player.jsonl").read_bytes() * 6
     )
     ingest([folder / "many.jsonl"], folder / "store")
-    port = _free_port()
+    port = free_port()
     environment = dict(os.environ, HOME=str(folder), STREAMLIT_SERVER_FILE_WATCHER_TYPE="none")
     process = subprocess.Popen(
         [*SERVE, "--port", str(port), "--store", str(folder / "store")],
@@ -334,7 +180,7 @@ def test_a_large_store_pages_and_searches_its_games(
     )
     try:
         url = f"http://127.0.0.1:{port}/"
-        _wait_healthy(url + "_stcore/health", process)
+        wait_healthy(url + "_stcore/health", process)
         page = browser.open(url)
         expect(page.get_by_text("Page (of 2)")).to_be_visible()
         expect(page.get_by_text("150 game(s) found; 100 a page.")).to_be_visible()

@@ -18,7 +18,7 @@ from spades_replay.replayer.rescore import CorpusRescore, rescore
 from spades_replay.replayer.validate import check_bytes
 
 from .conftest import FIXTURES
-from .test_dashboard_app import _app, _charts, _pick_game, _run, _table
+from .support.apptest import charts_of, markdown_of, open_app, pick_game, run_app, table_of
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -27,10 +27,6 @@ MERCY = FIXTURES / "two-player" / "mercy.json"
 
 def _widget(widgets: Any, label: str) -> Any:
     return next(widget for widget in widgets if widget.label == label)
-
-
-def _markdown(at: AppTest) -> str:
-    return "\n".join(element.value for element in at.main.markdown)
 
 
 def _fixture_replays() -> list[spades_replay.Replay]:
@@ -48,8 +44,8 @@ def _fixture_replays() -> list[spades_replay.Replay]:
 @pytest.fixture
 def whatif() -> AppTest:
     """The What-if page on the mercy game of fixtures/two-player."""
-    at = _app("whatif")
-    return _pick_game(at, "fixture-two-player-mercy")
+    at = open_app("whatif")
+    return pick_game(at, "fixture-two-player-mercy")
 
 
 def test_the_page_starts_from_the_games_own_rules(whatif: AppTest) -> None:
@@ -59,10 +55,10 @@ def test_the_page_starts_from_the_games_own_rules(whatif: AppTest) -> None:
     assert _widget(whatif.number_input, "Lose score").value == -200
     assert not _widget(whatif.checkbox, "Doubled contracts: 20 a trick from").value
     assert _widget(whatif.number_input, "Contract of at least (tricks)").disabled
-    text = _markdown(whatif)
+    text = markdown_of(whatif)
     assert "Changes: **no change**" in text
     assert "won by Drew in hand 14 \\(mercy\\)" in text
-    (chart,) = _charts(whatif)
+    (chart,) = charts_of(whatif)
     assert len(chart["data"]) == 6
     assert chart["data"][0]["y"] == chart["data"][2]["y"]
     assert chart["data"][4]["x"] == chart["data"][5]["x"] == [14]
@@ -70,17 +66,17 @@ def test_the_page_starts_from_the_games_own_rules(whatif: AppTest) -> None:
 
 
 def test_a_lower_target_ends_the_game_earlier_and_rescores_the_corpus(whatif: AppTest) -> None:
-    _run(_widget(whatif.number_input, "Target score").set_value(200))
-    text = _markdown(whatif)
+    run_app(_widget(whatif.number_input, "Target score").set_value(200))
+    text = markdown_of(whatif)
     assert "Changes: **target\\_score\\=200**" in text
     assert "208 to 181\\, won by Drew in hand 4 \\(target\\)" in text
-    charts = _charts(whatif)
+    charts = charts_of(whatif)
     game, wins = charts
     expected = rescore(spades_replay.load(MERCY), target_score=200)
     assert game["data"][2]["y"] == [0, *(pair[0] for pair in expected.rescored.hand_scores)]
     assert game["data"][5]["x"] == [4]
     assert game["data"][5]["y"] == [208]
-    parts = _table(whatif, "part")
+    parts = table_of(whatif, "part")
     assert list(parts["part"]) == ["contract", "bags", "Nil", "bag penalties", "total"]
     assert list(parts["Drew rescored"]) == list(expected.rescored.parts(1).values())
     summary = CorpusRescore().extend(
@@ -95,37 +91,37 @@ def test_a_lower_target_ends_the_game_earlier_and_rescores_the_corpus(whatif: Ap
     ]
     assert summary.games == 71
     assert len(wins["data"]) == 2
-    players = _table(whatif, "wins_after")
+    players = table_of(whatif, "wins_after")
     assert list(players["player_key"]) == sorted(summary.players)
     assert list(players["wins_after"]) == [row.wins_after for row in summary.player_rows()]
     assert wins["data"][1]["x"] == [row.rate_after for row in summary.player_rows()]
     assert summary.winner_changed > 0
-    assert _table(whatif, "rescored").shape[0] == summary.winner_changed
+    assert table_of(whatif, "rescored").shape[0] == summary.winner_changed
 
 
 def test_without_the_mercy_rule_the_game_no_longer_ends(whatif: AppTest) -> None:
-    _run(_widget(whatif.checkbox, "Mercy rule: a side at the lose score loses").uncheck())
-    text = _markdown(whatif)
+    run_app(_widget(whatif.checkbox, "Mercy rule: a side at the lose score loses").uncheck())
+    text = markdown_of(whatif)
     assert "Changes: **lose\\_score\\=none**" in text
     assert "\\, no winner within 14 hand\\(s\\)" in text
     assert "**the winner changes**" in text
-    game = _charts(whatif)[0]
+    game = charts_of(whatif)[0]
     assert game["data"][5]["x"] == []
-    changed = _table(whatif, "rescored")
+    changed = table_of(whatif, "rescored")
     assert "fixture-two-player-mercy" in list(changed["game"])
     assert whatif.metric[3].value != "0"
 
 
 def test_a_value_the_rules_refuse_is_an_error_on_the_page(whatif: AppTest) -> None:
-    _run(_widget(whatif.number_input, "Lose score").set_value(600))
+    run_app(_widget(whatif.number_input, "Lose score").set_value(600))
     assert "lose\\_score \\(600\\) must be below target\\_score \\(500\\)" in whatif.error[0].value
-    assert _charts(whatif) == []
+    assert charts_of(whatif) == []
 
 
 def test_the_player_filter_narrows_the_players(whatif: AppTest) -> None:
-    _run(_widget(whatif.number_input, "Bag penalty").set_value(50))
-    _run(whatif.multiselect(key="f_player").select("heuristic-megan"))
-    players = _table(whatif, "wins_after")
+    run_app(_widget(whatif.number_input, "Bag penalty").set_value(50))
+    run_app(whatif.multiselect(key="f_player").select("heuristic-megan"))
+    players = table_of(whatif, "wins_after")
     assert list(players["player_key"]) == ["heuristic-megan"]
     megan = _fixture_replays()
     played = [

@@ -1,5 +1,5 @@
 """The What-if page in a real browser, on the server and chromium of
-tests/test_dashboard_browser.py (the fixtures, and a record with a hostile player name): the
+tests/support/browser.py (the fixtures, and a record with a hostile player name): the
 game's chart draws as played and rescored, a changed option rescores the game and the corpus,
 and the hostile name stays text."""
 
@@ -9,17 +9,14 @@ import re
 
 import pytest
 
-from . import test_dashboard_browser as shared
+from .support.browser import Browser, playwright, plots_drew
 
 pytestmark = pytest.mark.browser
 
-server = shared.server
-chromium = shared.chromium
-browser = shared.browser
-expect = shared.expect
+expect = playwright().expect
 
 
-def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: shared.Browser) -> None:
+def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: Browser) -> None:
     page = browser.open(server + "whatif")
     expect(page.get_by_role("heading", name="What-if")).to_be_visible()
     # the first game is the hostile record, a mercy game: as played and rescored agree
@@ -27,7 +24,7 @@ def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: shared.Br
     expect(
         page.get_by_text(re.compile(r"As played: 416 to -258, won by Drew in hand 14"))
     ).to_be_visible()
-    shared._plots_drew(page, [6])
+    plots_drew(page, [6])
     expect(page.get_by_text("mercy -200")).to_be_visible()
     # the hostile name is in the legend as written: no bold, no link
     legend = page.locator(".legendtext").filter(has_text="<b>bold</b> (side 0), as played")
@@ -43,6 +40,6 @@ def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: shared.Br
     ).to_be_visible()
     expect(page.get_by_text("target 200 (rescored)")).to_be_visible()
     expect(page.get_by_text("Games whose winner changes")).to_be_visible()
-    shared._plots_drew(page, [6, 2])
+    plots_drew(page, [6, 2])
     assert page.locator("main b").count() == 0
     browser.screenshot("whatif")

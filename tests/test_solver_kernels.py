@@ -19,17 +19,10 @@ from spades_replay.analysis.solver import Solver
 from spades_replay.engine.cards import mask_of
 from spades_replay.engine.seats import Variant
 
-from .test_solver import exhaustive_nil, random_endgame, reference
+from .support.solver import compiled_solver, exhaustive_nil, random_endgame, reference
 
 TWO = Variant.TWO_PLAYER
 FOUR = Variant.FOUR_PLAYER
-
-
-def _compiled() -> type[Solver]:
-    pytest.importorskip("numba")
-    from spades_replay.analysis.compiled import CompiledSolver
-
-    return CompiledSolver
 
 
 def _random_rules(rng: random.Random, position: Position) -> Position:
@@ -60,7 +53,7 @@ def _random_rules(rng: random.Random, position: Position) -> Position:
 )
 def test_the_kernels_agree_on_random_positions(variant: Variant, tricks: int, count: int) -> None:
     rng = random.Random(f"kernels-{variant}-{tricks}")
-    python, compiled = Solver(variant), _compiled()(variant)
+    python, compiled = Solver(variant), compiled_solver()(variant)
     for _ in range(count):
         position = _random_rules(rng, random_endgame(rng, variant, tricks))
         assert compiled.tricks(position) == python.tricks(position), position
@@ -74,7 +67,7 @@ def test_the_kernels_agree_on_random_positions(variant: Variant, tricks: int, co
 @pytest.mark.parametrize("kind", ["python", "compiled"])
 @pytest.mark.parametrize(("variant", "tricks"), [(TWO, 3), (FOUR, 2), (FOUR, 3)])
 def test_a_forced_two_of_clubs_is_the_only_play(variant: Variant, tricks: int, kind: str) -> None:
-    solver = (Solver if kind == "python" else _compiled())(variant)
+    solver = (Solver if kind == "python" else compiled_solver())(variant)
     rng = random.Random(f"forced-{variant}-{tricks}")
     checked = 0
     while checked < 60:
@@ -127,6 +120,6 @@ def test_the_kernel_is_chosen_in_one_place(monkeypatch: pytest.MonkeyPatch) -> N
     assert kernel_name() == "python"
     assert type(new_solver(FOUR)) is Solver
     monkeypatch.delenv(KERNEL_VARIABLE)
-    compiled = _compiled()
+    compiled = compiled_solver()
     assert kernel_name() == "compiled"
     assert type(new_solver(TWO)) is compiled

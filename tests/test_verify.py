@@ -44,7 +44,7 @@ from spades_replay.stats.collect import RowSink
 from spades_replay.stats.tables import TableRows
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES, other_verifier_kernels
-from .test_fuzz import mutated
+from .support.mutate import mutated
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
 OTHER_KERNELS = other_verifier_kernels()

@@ -1,0 +1,187 @@
+"""Fixtures and helpers of the browser tests: ``spades-replay dashboard`` serving the fixtures
+and a hostile record (``server``), Debian's chromium driven by Playwright (``chromium``, one a
+module, and ``browser``, one a test, failing the test on any page error), and checks of the
+page. tests/conftest.py registers this module as a pytest plugin."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import pytest
+
+from ..conftest import FIXTURES, ROOT
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SERVE = [sys.executable, "-m", "spades_replay", "dashboard"]
+HOSTILE_NAME = "**Eve** [click](https://evil.example) <b>bold</b>"
+"""The player name of the hostile record the server serves: it tries to inject Markdown and HTML."""
+
+
+def playwright() -> Any:
+    """Playwright's sync API, its ``expect`` waiting up to a minute (the first page also waits
+    for the data to load); where Debian's chromium or Playwright is missing, the calling test
+    module (or fixture) is skipped, saying why."""
+    if not shutil.which(CHROMIUM):
+        pytest.skip(
+            f"BROWSER TESTS SKIPPED: no Debian chromium at {CHROMIUM} "
+            "(apt-get install -y chromium; CI installs it in .ci/run)",
+            allow_module_level=True,
+        )
+    sync_api = pytest.importorskip("playwright.sync_api")
+    sync_api.expect.set_options(timeout=60_000)
+    return sync_api
+
+
+def free_port() -> int:
+    """A TCP port free on this machine now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    """Wait until the dashboard's health check at ``url`` answers ok; fail if it exits first."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the dashboard exited early with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200 and response.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.25)
+    raise TimeoutError(f"{url} not healthy after {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``spades-replay dashboard`` on a hostile record and the fixtures; its address."""
+    home = tmp_path_factory.mktemp("home")
+    hostile = tmp_path_factory.mktemp("records") / "hostile.json"
+    record = orjson.loads((FIXTURES / "two-player" / "mercy.json").read_bytes())
+    record["players"][0] = {"name": HOSTILE_NAME}
+    record["game_id"] = "[evil](https://evil.example)"
+    hostile.write_bytes(orjson.dumps(record))
+    port = free_port()
+    environment = dict(
+        os.environ,
+        HOME=str(home),
+        STREAMLIT_SERVER_FILE_WATCHER_TYPE="none",
+        STREAMLIT_BROWSER_GATHER_USAGE_STATS="false",
+    )
+    log_path = home / "dashboard.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [*SERVE, "--port", str(port), str(hostile), "fixtures"],
+            cwd=ROOT,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            wait_healthy(f"http://127.0.0.1:{port}/_stcore/health", process)
+            yield f"http://127.0.0.1:{port}/"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+    print(log_path.read_text())
+
+
+@dataclass
+class Browser:
+    """The browser page on the dashboard, and the page errors it reported."""
+
+    page: Any
+    errors: list[str] = field(default_factory=list)
+
+    def open(self, url: str) -> Any:
+        """Load ``url`` (a new session of the app) and wait for the sidebar's summary."""
+        self.page.goto(url, wait_until="domcontentloaded")
+        summary = re.compile(r"\d+ valid game\(s\), \d+ complete hand")
+        playwright().expect(self.page.get_by_text(summary)).to_be_visible()
+        return self.page
+
+    def settled(self) -> Any:
+        """Wait until the app's script has finished its run, as a reader waits for the page
+        before the next click (a click during a run may land on a widget of the run before)."""
+        app = self.page.get_by_test_id("stApp")
+        playwright().expect(app).to_have_attribute("data-test-script-state", "notRunning")
+        return self.page
+
+    def screenshot(self, name: str) -> None:
+        """Save a screenshot of the page as it is now."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path))
+        print(f"screenshot: {path}")
+
+
+@pytest.fixture(scope="module")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+    """One chromium, with a new empty profile, for the module (launching it, and loading
+    plotly's script into it, are the slow parts)."""
+    with playwright().sync_playwright() as driver:
+        context = driver.chromium.launch_persistent_context(
+            str(tmp_path_factory.mktemp("profile")),
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1400, "height": 1000},
+            timeout=60_000,
+        )
+        try:
+            page = context.pages[0] if context.pages else context.new_page()
+            page.set_default_timeout(60_000)
+            browser = Browser(page)
+            page.on("pageerror", lambda error: browser.errors.append(str(error)))
+            yield browser
+        finally:
+            context.close()
+
+
+@pytest.fixture
+def browser(chromium: Browser) -> Iterator[Browser]:
+    """The browser for one test: no page error may happen during it."""
+    chromium.errors.clear()
+    yield chromium
+    assert chromium.errors == []
+
+
+def plots_drew(page: Any, traces: list[int]) -> None:
+    """Every plotly chart drew its SVG with the expected number of traces."""
+    plots = page.locator(".js-plotly-plot")
+    playwright().expect(plots).to_have_count(len(traces))
+    for index, count in enumerate(traces):
+        plot = plots.nth(index)
+        plot.scroll_into_view_if_needed()
+        playwright().expect(plot.locator("svg.main-svg").first).to_be_visible()
+        playwright().expect(plot.locator("g.trace")).to_have_count(count)

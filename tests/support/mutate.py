@@ -1,0 +1,215 @@
+"""The record mutator of the fuzz tests: fixtures cut short, then damaged by a Hypothesis
+strategy (fields dropped, duplicated, swapped, retyped; cards swapped, dropped, duplicated; bad
+drafts and bids; truncation; random bytes; other encodings; a BOM; huge numbers; NaN; deep
+nesting; long strings)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+from hypothesis import strategies as st
+
+from ..conftest import FIXTURES
+
+SOURCES = [
+    FIXTURES / "two-player" / "blind-nil.json",
+    FIXTURES / "two-player" / "unfinished.json",
+    FIXTURES / "four-player" / "blind-nil.json",
+    FIXTURES / "four-player" / "mercy.json",
+]
+
+
+def _shortened(path: Path) -> dict[str, Any]:
+    """A fixture cut to its first three hands (small inputs fuzz faster), without the game
+    claim, which would no longer hold."""
+    data: dict[str, Any] = orjson.loads(path.read_bytes())
+    data["hands"] = data["hands"][:3]
+    data.pop("result", None)
+    return data
+
+
+BASES = [_shortened(path) for path in SOURCES]
+RAW = [orjson.dumps(base) for base in BASES]
+CARD_LISTS = ("deck", "plays", "out", "in")
+
+odd_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=30),
+    st.just("x" * 300_000),
+    st.lists(st.integers(), max_size=5),
+    st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    st.sampled_from(["AS", "10H", "blind_nil", "nil", "KD" * 13, "", "\x00", "\u202e"]),
+)
+
+
+def paths_of(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every path to a value inside ``value`` (not descending into long card lists)."""
+    found = [prefix]
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found.extend(paths_of(item, (*prefix, key)))
+    elif isinstance(value, list) and not (value and all(isinstance(x, str) for x in value)):
+        for index, item in enumerate(value):
+            found.extend(paths_of(item, (*prefix, index)))
+    return found
+
+
+def parent_and_key(data: Any, path: tuple[Any, ...]) -> tuple[Any, Any]:
+    for part in path[:-1]:
+        data = data[part]
+    return data, path[-1]
+
+
+def card_lists(value: Any) -> list[list[str]]:
+    found: list[list[str]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in CARD_LISTS and isinstance(item, list):
+                found.append(item)
+            elif key == "deal" and isinstance(item, list):
+                found.extend(hand for hand in item if isinstance(hand, list))
+            else:
+                found.extend(card_lists(item))
+    elif isinstance(value, list):
+        for item in value:
+            found.extend(card_lists(item))
+    return found
+
+
+def hands_of(data: Any) -> list[dict[str, Any]]:
+    """The hand objects of a (possibly already damaged) record."""
+    hands = data.get("hands") if isinstance(data, dict) else None
+    return [hand for hand in hands if isinstance(hand, dict)] if isinstance(hands, list) else []
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    base = draw(st.integers(0, len(BASES) - 1))
+    data = copy.deepcopy(BASES[base])
+    kind = draw(
+        st.sampled_from(
+            [
+                "drop",
+                "retype",
+                "duplicate-field",
+                "swap-fields",
+                "cards",
+                "draft",
+                "bid",
+                "truncate",
+                "bytes",
+                "encoding",
+                "bom",
+                "huge",
+                "nan",
+                "deep",
+                "long",
+                "extra-key",
+                "several",
+            ]
+        )
+    )
+    rounds = draw(st.integers(2, 5)) if kind == "several" else 1
+    kinds = (
+        [
+            draw(st.sampled_from(["drop", "retype", "cards", "swap-fields", "bid"]))
+            for _ in range(rounds)
+        ]
+        if kind == "several"
+        else [kind]
+    )
+    for step in kinds:
+        paths = [path for path in paths_of(data) if path]
+        if step == "drop":
+            parent, key = parent_and_key(data, draw(st.sampled_from(paths)))
+            del parent[key]
+        elif step == "retype":
+            parent, key = parent_and_key(data, draw(st.sampled_from(paths)))
+            parent[key] = draw(odd_values)
+        elif step in ("duplicate-field", "swap-fields"):
+            objects = [path for path in paths_of(data) if isinstance(_at(data, path), dict)]
+            holder = _at(data, draw(st.sampled_from(objects)))
+            if len(holder) >= 2:
+                first, second = draw(
+                    st.lists(st.sampled_from(sorted(holder)), min_size=2, max_size=2, unique=True)
+                )
+                if step == "swap-fields":
+                    holder[first], holder[second] = holder[second], holder[first]
+                else:
+                    holder[second] = copy.deepcopy(holder[first])
+        elif step == "cards":
+            lists = [cards for cards in card_lists(data) if cards]
+            if lists:
+                cards = draw(st.sampled_from(lists))
+                action = draw(st.sampled_from(["swap", "drop", "duplicate", "replace"]))
+                i = draw(st.integers(0, len(cards) - 1))
+                j = draw(st.integers(0, len(cards) - 1))
+                if action == "swap":
+                    cards[i], cards[j] = cards[j], cards[i]
+                elif action == "drop":
+                    del cards[i]
+                elif action == "duplicate":
+                    cards[j] = cards[i]
+                else:
+                    cards[i] = draw(st.text(max_size=3))
+        elif step == "draft":
+            hands = [h for h in hands_of(data) if "draft" in h]
+            if hands:
+                draw(st.sampled_from(hands))["draft"] = draw(st.text(alphabet="KDX k", max_size=30))
+        elif step == "bid":
+            hands = [h for h in hands_of(data) if "bids" in h]
+            if hands:
+                bids = draw(st.sampled_from(hands))["bids"]
+                if isinstance(bids, list) and bids:
+                    bids[draw(st.integers(0, len(bids) - 1))] = draw(
+                        st.one_of(st.integers(-5, 20), st.sampled_from(["blind_nil", "nil", None]))
+                    )
+        elif step == "extra-key":
+            objects = [path for path in paths_of(data) if isinstance(_at(data, path), dict)]
+            holder = _at(data, draw(st.sampled_from(objects)))
+            holder[draw(st.sampled_from(["x-note", "playres", "x-deep", "Format"]))] = draw(
+                odd_values
+            )
+        elif step == "long":
+            text = "é" * draw(st.sampled_from([201, 100_001, 2_000_000]))
+            if draw(st.booleans()):
+                if not isinstance(data.get("meta"), dict):
+                    data["meta"] = {}
+                data["meta"]["notes"] = text
+            elif isinstance(data.get("players"), list) and isinstance(
+                next(iter(data["players"]), None), dict
+            ):
+                data["players"][0]["name"] = text
+    raw = json.dumps(data, ensure_ascii=False).encode()  # stdlib: any integer, as given
+    if kind == "deep":
+        depth = draw(st.sampled_from([40, 70, 2000, 100_000]))
+        return b'{"x-deep":' + b"[" * depth + b"1" + b"]" * depth + b"," + raw[1:]
+    if kind == "truncate":
+        return raw[: draw(st.integers(0, len(raw)))]
+    if kind == "bytes":
+        return draw(st.binary(max_size=500))
+    if kind == "encoding":
+        text = raw.decode().replace('"Megan"', '"Mégan"').replace('"Alex"', '"Aléx"')
+        return text.encode(draw(st.sampled_from(["utf-16", "latin-1", "utf-32", "cp1252"])))
+    if kind == "bom":
+        return b"\xef\xbb\xbf" + raw
+    if kind == "huge":
+        return raw.replace(b'"first_dealer":', b'"first_dealer":1' + b"0" * 30 + b',"x":', 1)
+    if kind == "nan":
+        return raw.replace(b'"target_score": 500', b'"target_score": NaN', 1).replace(
+            b"[", b"[Infinity,", 1
+        )
+    return raw
+
+
+def _at(data: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        data = data[part]
+    return data
