@@ -11,6 +11,13 @@ dataclasses with ``to_dict()``.
         print(hand.number, hand.par, hand.made, hand.tricks_lost)
 """
 
+from spades_replay.analysis.dispatch import (
+    KERNEL_VARIABLE,
+    kernel_name,
+    new_solver,
+    prepare_kernel,
+    solve,
+)
 from spades_replay.analysis.play import (
     HandAnalysis,
     NilAnalysis,
@@ -22,16 +29,7 @@ from spades_replay.analysis.play import (
     position_before,
 )
 from spades_replay.analysis.position import Position, equivalent_cards
-from spades_replay.analysis.solver import (
-    KERNEL_VARIABLE,
-    SearchTimeoutError,
-    Solution,
-    Solver,
-    kernel_name,
-    new_solver,
-    prepare_kernel,
-    solve,
-)
+from spades_replay.analysis.solver import SearchTimeoutError, Solution, Solver
 
 __all__ = [
     "KERNEL_VARIABLE",

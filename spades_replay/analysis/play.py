@@ -38,8 +38,9 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from spades_replay.analysis.dispatch import new_solver
 from spades_replay.analysis.position import Position, equivalent_cards, opening
-from spades_replay.analysis.solver import SearchTimeoutError, Solver, new_solver
+from spades_replay.analysis.solver import SearchTimeoutError, Solver
 from spades_replay.engine.cards import CARD_NAMES, Card, cards_of
 from spades_replay.engine.rules import TWO_OF_CLUBS
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
