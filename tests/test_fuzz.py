@@ -67,7 +67,7 @@ def check_clean(data: bytes) -> None:
     figures = verify(loaded)
     for kernel in OTHER_KERNELS:
         assert verify(loaded, kernel) == figures, f"the {kernel.name} kernel disagrees"
-    replayed = outcome(spades_replay.replayer.replay, loaded)
+    replayed = outcome(spades_replay.replay, loaded)
     if isinstance(replayed, RulesError):
         assert not report.valid
         assert replayed.problems == tuple(p.located(None, None) for p in report.problems)

@@ -155,7 +155,7 @@ def _check_opening(data: bytes | str) -> None:
 def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     """The record in a JSON document; raises :class:`FormatError` when it is not one.
 
-    Only the format is checked here; :func:`spades_replay.replayer.replay` checks the rules.
+    Only the format is checked here; :func:`spades_replay.replay` checks the rules.
 
     A valid record is parsed and validated in one pass by pydantic (the fastest way, as
     docs/performance.md measures). Anything else takes a slower path that explains it: orjson
