@@ -17,10 +17,20 @@ escapes, so a record cannot move the cursor, recolour the terminal or reorder a 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 
 from spades_replay.engine.cards import RANKS, SUIT_SYMBOLS, Card, parse_card
 
-__all__ = ["card_label", "parse_card", "plural", "safe", "score_line"]
+__all__ = [
+    "card_label",
+    "option_value",
+    "parse_card",
+    "player_labels",
+    "plural",
+    "rate_label",
+    "safe",
+    "score_line",
+]
 
 _RANK_LABELS = tuple("10" if rank == "T" else rank for rank in RANKS)
 
@@ -59,3 +69,43 @@ def plural(count: int, word: str) -> str:
     ('1 trick', '3 tricks')
     """
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def option_value(value: object) -> str:
+    """A value as every output writes it, the way ``--rule`` and JSON take it: ``true``,
+    ``false``, ``null``, numbers and words as they are.
+
+    >>> option_value(False), option_value(None), option_value(300), option_value("two_of_clubs")
+    ('false', 'null', '300', 'two_of_clubs')
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
+
+
+def player_labels(players: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """How every table names each player of ``players`` (pairs of name and key, the key
+    being her id, or her name when she has none): by name, with the key after it only where
+    two keys share a name; escaped.
+
+    >>> player_labels([("Alex", "heuristic-alex"), ("Drew", "d1"), ("Drew", "d2")])
+    {'heuristic-alex': 'Alex', 'd1': 'Drew (d1)', 'd2': 'Drew (d2)'}
+    """
+    keys: dict[str, set[str]] = {}
+    names: dict[str, str] = {}
+    for name, key in players:
+        keys.setdefault(name, set()).add(key)
+        names[key] = name
+    return {
+        key: safe(name, 60) if len(keys[name]) == 1 else f"{safe(name, 60)} ({safe(key, 60)})"
+        for key, name in names.items()
+    }
+
+
+def rate_label(rate: float | None, count: int, total: int) -> str:
+    """A rate as every table writes it: whole percent, then the counts it comes from.
+
+    >>> rate_label(12 / 27, 12, 27), rate_label(None, 0, 0)
+    ('44% (12/27)', '-')
+    """
+    return "-" if rate is None else f"{rate:.0%} ({count}/{total})"

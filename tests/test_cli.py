@@ -294,15 +294,18 @@ def test_validate_json_lists_every_record(capsys: pytest.CaptureFixture[str]) ->
     assert [Path(report["source"]).name for report in reports] == [f.name for f in files]
 
 
-def test_results_put_the_winners_score_first(capsys: pytest.CaptureFixture[str]) -> None:
-    """Side 1 won -258 to 416: the replay's result and the games table say 416 to -258."""
+def test_results_say_the_order_of_their_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    """Side 1 won -258 to 416: the replay's result names the winner and gives her score
+    first; the games table gives every score in the order of the sides, and says so."""
     mercy = str(FIXTURES / "two-player" / "mercy.json")
     code, out, _ = run(capsys, "replay", mercy)
     assert code == 0
     assert "Result: Drew won 416 to -258 after" in out
-    code, out, _ = run(capsys, "stats", mercy, "--by", "game", "--columns", "game,scores")
+    code, out, _ = run(capsys, "stats", mercy, "--by", "game", "--columns", "game,sides,scores")
     assert code == 0
-    assert "416 to -258" in out
+    assert "Megan / Drew" in out
+    assert "-258 / 416" in out
+    assert "scores: in the order of the sides" in out
 
 
 class _Stdin:

@@ -4,13 +4,20 @@ people, each as a user saw it."""
 from __future__ import annotations
 
 import gzip
+import io
+import re
 from pathlib import Path
 
+import orjson
 import pytest
+from rich.console import Console
 
-from spades_replay.cli import main
+from spades_replay.cli import main, stats_view
+from spades_replay.cli.query_cmd import render_table
 from spades_replay.errors import RulesError
 from spades_replay.play.recorder import Recorder
+from spades_replay.stats.collect import StatsCollection
+from spades_replay.text import player_labels
 
 from .conftest import FIXTURES
 
@@ -161,3 +168,98 @@ def test_nothing_to_convert_exits_3(
     assert code == 3
     assert "no records found in" in err
     assert not out.exists()
+
+
+def _long_id_corpus(tmp_path: Path) -> tuple[Path, str]:
+    record = orjson.loads((FIXTURES / "four-player" / "blind-nil.json").read_bytes())
+    game_id = "four-player-s12-" + "0123456789" * 17
+    record["game_id"] = game_id
+    corpus = tmp_path / "long.jsonl"
+    corpus.write_bytes(orjson.dumps(record) + b"\n")
+    return corpus, game_id
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("rescore", "--rule", "target_score=300"),
+        ("rescore", "--rule", "target_score=300", "--changed"),
+        ("stats", "--by", "game"),
+    ],
+)
+def test_ids_are_never_cut(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    corpus, game_id = _long_id_corpus(tmp_path)
+    code, out, _ = run(capsys, command[0], str(corpus), *command[1:])
+    assert code == 0
+    if "--changed" not in command:
+        assert game_id in out
+    target = tmp_path / "out.txt"
+    code, _, _ = run(capsys, command[0], str(corpus), *command[1:], "-o", str(target))
+    assert code == 0
+    if "--changed" not in command:
+        assert game_id in target.read_text()
+
+
+def test_scores_in_the_order_of_the_sides(capsys: pytest.CaptureFixture[str]) -> None:
+    game = str(FIXTURES / "four-player" / "blind-nil.json")
+    _, out, _ = run(capsys, "stats", game, "--by", "game")
+    assert "scores: in the order of the sides" in out
+    row = next(line for line in out.splitlines() if "blind-nil" in line)
+    assert "Alex & Charlie / Beth & David" in row
+    assert "-66 / 511" in row
+    _, out, _ = run(capsys, "rescore", game, "--rule", "target_score=300")
+    assert "every score in the order of the sides" in out
+    row = next(line for line in out.splitlines() if "blind-nil" in line)
+    assert "-66 / 511" in row
+    assert "3 / 318" in row
+    assert "+69 / -193" in row
+
+
+def test_booleans_rates_and_players_written_alike(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    house = str(FIXTURES / "four-player" / "house-rules.json")
+    _, out, _ = run(capsys, "replay", house)
+    assert "blind_nil_allowed=false" in out
+    _, out, _ = run(capsys, "rescore", house, "--format", "csv")
+    assert "False" not in out
+    assert ",false," in out
+    corpus = tmp_path / "games.jsonl"
+    run(capsys, "simulate", "--variant", "four-player", "--games", "3", "-o", str(corpus))
+    _, stats, _ = run(capsys, "stats", str(corpus))
+    _, rescored, _ = run(capsys, "rescore", str(corpus))
+    for out in (stats, rescored):
+        alex = next(line for line in out.splitlines() if line.startswith("│ Alex "))
+        assert "heuristic-alex" not in alex
+        assert re.search(r"\b\d+% \(\d+/3\)", alex), alex
+
+
+def test_two_players_of_one_name_are_told_apart() -> None:
+    labels = player_labels([("Drew", "d1"), ("Drew", "d2"), ("Alex", "a")])
+    assert labels == {"d1": "Drew (d1)", "d2": "Drew (d2)", "a": "Alex"}
+
+
+def test_query_numbers_are_right_aligned() -> None:
+    console = Console(width=60, color_system=None, file=io.StringIO())
+    console.print(render_table(["game", "hands"], [("a", 3), ("b", 120)]))
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "│ a    │     3 │" in text
+    assert "│ b    │   120 │" in text
+
+
+def test_the_80_column_stats_table_keeps_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
+    collection = StatsCollection([str(FIXTURES / "four-player" / "standard-game.json")])
+    list(collection)
+    frame = stats_view.metrics(collection.tables(), "player")
+    console = Console(width=80, color_system=None, file=io.StringIO())
+    console.print(stats_view.table(frame, "player", 80).renderable)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    header = next(line for line in text.splitlines() if "player" in line)
+    for shown in ("wins", "pts/hand", "bids exact", "bags/hand"):
+        assert shown in header
+    assert "variant" not in header
+    assert "rules" not in header
+    assert "every row: variant four-player, rules standard" in text
+    assert max(len(line) for line in text.splitlines()) <= 80

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from spades_replay.engine.rules import RuleValue
@@ -75,6 +75,22 @@ def console_for(stream: TextIO) -> Console:
         emoji=False,
         width=None if terminal else 160,
     )
+
+
+def print_whole(console: Console, renderable: RenderableType) -> None:
+    """Print ``renderable`` on ``console``; off a terminal (a pipe, a file), as wide as it
+    needs when that is wider than the console, so that no cell (a game id, a name) is ever
+    cut or folded."""
+    if console.is_terminal:
+        console.print(renderable)
+        return
+    width = console.width
+    unbounded = console.options.update_width(1 << 20)
+    console.width = max(width, console.measure(renderable, options=unbounded).maximum)
+    try:
+        console.print(renderable)
+    finally:
+        console.width = width
 
 
 def stdout_console() -> Console:

@@ -67,10 +67,15 @@ def _csv_cell(value: Any) -> str:
 
 
 def render_table(columns: list[str], rows: list[tuple[Any, ...]]) -> Table:
-    """The rows as a terminal table (text through :func:`~spades_replay.text.safe`)."""
+    """The rows as a terminal table (text through :func:`~spades_replay.text.safe`); a
+    column of numbers is right-aligned, as in every table of the command line."""
     table = Table(title_justify="left")
-    for column in columns:
-        table.add_column(safe(column, 80))
+    for index, column in enumerate(columns):
+        values = [row[index] for row in rows if row[index] is not None]
+        numbers = bool(values) and all(
+            isinstance(value, int | float) and not isinstance(value, bool) for value in values
+        )
+        table.add_column(safe(column, 80), justify="right" if numbers else "left")
     for row in rows:
         table.add_row(*(safe(_cell(value), 200) for value in row))
     return table

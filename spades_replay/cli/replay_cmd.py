@@ -24,11 +24,12 @@ from spades_replay.cli.common import (
     stdout_console,
 )
 from spades_replay.cli.text import card_text, cards_text
+from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.plumbing.corpus import STDIN
 from spades_replay.replayer.replay import HandReplay, Replay
-from spades_replay.text import plural, safe, score_line
+from spades_replay.text import option_value, plural, safe, score_line
 
 
 def register(commands: Any) -> None:
@@ -72,7 +73,12 @@ def _header(replay: Replay) -> Text:
         text.append(f"{_player(replay, 0)} vs {_player(replay, 1)}")
     else:
         text.append(f"{replay.side_name(0)} (team 0) vs {replay.side_name(1)} (team 1)")
-    changed = repr(replay.rules).removeprefix("Rules(").removesuffix(")")
+    standard = Rules()
+    changed = " ".join(
+        f"{name}={option_value(value)}"
+        for name, value in replay.rules.as_dict().items()
+        if value != getattr(standard, name)
+    )
     text.append(f"\nrules: {changed or 'standard'} (target {replay.rules.target_score})")
     return text
 

@@ -33,6 +33,7 @@ from spades_replay.cli.common import (
     limits_of,
     output_format,
     print_problem,
+    print_whole,
     report_counted,
     rule_setting,
     stdout_console,
@@ -50,7 +51,7 @@ from spades_replay.replayer.rescore import (
     rescore,
 )
 from spades_replay.replayer.validate import CorpusValidation, RecordReport, Sink, Verified
-from spades_replay.text import safe, score_line
+from spades_replay.text import option_value, player_labels, rate_label, safe
 
 PARTS_LISTED = 5
 """Up to this many games, the table shows each game's points by part; beyond, csv and json
@@ -195,7 +196,7 @@ def _report_invalid(console: Console, report: RecordReport) -> None:
 def _changes(options: dict[str, RuleValue]) -> str:
     if not options:
         return "their own rules"
-    return " ".join(f"{name}={orjson.dumps(value).decode()}" for name, value in options.items())
+    return " ".join(f"{name}={option_value(value)}" for name, value in options.items())
 
 
 def _winner(game: Rescore, outcome: Outcome) -> str:
@@ -215,38 +216,38 @@ def _signed(value: float) -> str:
 
 
 def _games_table(games: list[Rescored]) -> Table:
-    table = Table(title="Games rescored", title_justify="left")
-    for heading in (
-        "game",
-        "sides",
-        "as played",
-        "ends (played)",
-        "rescored",
-        "ends (rescored)",
-        "change",
-    ):
-        table.add_column(heading)
+    """One row per game: its id whole (never cut, whatever the width), then every score in
+    the order of its sides, as the header says."""
+    table = Table(
+        title="Games rescored (every score in the order of the sides)", title_justify="left"
+    )
+    table.add_column("game", no_wrap=True)
+    table.add_column("sides")
+    for heading in ("played", "winner", "ends", "rescored", "winner", "ends", "change"):
+        numbers = heading in ("played", "rescored", "change")
+        table.add_column(heading, justify="right" if numbers else "left", no_wrap=numbers)
     for rescored in games:
         game = rescored.game
         before, after = game.original, game.rescored
-        name = safe(game.game_id, 60) if game.game_id else safe(rescored.where, 120)
+        name = safe(game.game_id) if game.game_id else safe(rescored.where, 500)
         _add_row(
             table,
             name,
-            f"{safe(game.side_names[0], 60)} vs {safe(game.side_names[1], 60)}",
-            f"{score_line(before.scores, before.winner)}, {_winner(game, before)}",
+            f"{safe(game.side_names[0], 60)} / {safe(game.side_names[1], 60)}",
+            f"{before.scores[0]} / {before.scores[1]}",
+            _winner(game, before),
             _ending(game, before),
-            f"{score_line(after.scores, after.winner)}, {_winner(game, after)}",
+            f"{after.scores[0]} / {after.scores[1]}",
+            ("changes: " if game.winner_changed else "") + _winner(game, after),
             _ending(game, after),
-            ("winner changes; " if game.winner_changed else "")
-            + " / ".join(_signed(change) for change in game.score_change),
+            " / ".join(_signed(change) for change in game.score_change),
         )
     return table
 
 
 def _parts_table(rescored: Rescored) -> Table:
     game = rescored.game
-    name = safe(game.game_id, 60) if game.game_id else safe(rescored.where, 120)
+    name = safe(game.game_id) if game.game_id else safe(rescored.where, 500)
     table = Table(title=Text(f"Points by part: {name}"), title_justify="left")
     table.add_column("part")
     for side in (0, 1):
@@ -284,28 +285,18 @@ def _summary_lines(summary: CorpusRescore, options: dict[str, RuleValue]) -> lis
 
 
 def _players_table(summary: CorpusRescore) -> Table:
+    rows = summary.player_rows()
+    labels = player_labels((row.name, row.key) for row in rows)
     table = Table(title="Players", title_justify="left")
-    for heading in (
-        "player",
-        "games",
-        "wins as played",
-        "rate as played",
-        "wins rescored",
-        "rate rescored",
-    ):
+    for heading in ("player", "games", "wins as played", "wins rescored"):
         table.add_column(heading, justify="left" if heading == "player" else "right")
-    for row in summary.player_rows():
-        name = safe(row.name, 60)
-        if row.key != row.name:
-            name += f" ({safe(row.key, 60)})"
+    for row in rows:
         _add_row(
             table,
-            name,
+            labels[row.key],
             str(row.games),
-            str(row.wins_before),
-            f"{row.rate_before:.1%}",
-            str(row.wins_after),
-            f"{row.rate_after:.1%}",
+            rate_label(row.rate_before, row.wins_before, row.games),
+            rate_label(row.rate_after, row.wins_after, row.games),
         )
     return table
 
@@ -314,10 +305,10 @@ def render_table(
     console: Console, games: list[Rescored], summary: CorpusRescore, options: dict[str, RuleValue]
 ) -> None:
     """The per-game table, the points by part (for a few games), and the summary."""
-    console.print(_games_table(games))
+    print_whole(console, _games_table(games))
     if len(games) <= PARTS_LISTED:
         for rescored in games:
-            console.print(_parts_table(rescored))
+            print_whole(console, _parts_table(rescored))
     else:
         console.print(
             Text("points by part: one row per game with --format csv or json", style="dim")
@@ -357,12 +348,13 @@ def _csv_row(rescored: Rescored) -> list[Any]:
 
 
 def encode_csv(games: list[Rescored]) -> bytes:
-    """One row per game (empty cells for ``None``)."""
+    """One row per game (empty cells for ``None``, ``true`` and ``false`` as the stats and
+    query csv write them)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(csv_columns())
     for rescored in games:
-        writer.writerow(["" if cell is None else cell for cell in _csv_row(rescored)])
+        writer.writerow(["" if cell is None else option_value(cell) for cell in _csv_row(rescored)])
     return buffer.getvalue().encode()
 
 

@@ -27,6 +27,7 @@ from spades_replay.cli.common import (
     load_kernel,
     output_format,
     print_problem,
+    print_whole,
     report_counted,
     stdout_console,
     workers_of,
@@ -301,10 +302,10 @@ def _write(
         console = capture if arguments.output else out
         rendered = stats_view.table(frame, arguments.by, console.width, columns).renderable
         if arguments.output:
-            capture.print(rendered)
+            print_whole(capture, rendered)
             data = capture.file.getvalue().encode()  # type: ignore[attr-defined]
         else:
-            out.print(rendered)
+            print_whole(out, rendered)
             data = b""
     else:
         data = stats_view.encode(frame, arguments.format)

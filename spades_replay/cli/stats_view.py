@@ -20,17 +20,11 @@ from rich.text import Text
 
 from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
 from spades_replay.stats.tables import Tables, rules_legend, short_rules_label
-from spades_replay.text import safe, score_line
+from spades_replay.text import player_labels, rate_label, safe
 
 GROUPINGS = {"player": player_metrics, "game": game_metrics, "variant": variant_metrics}
 
 Row = dict[str, Any]
-
-
-def _percent(value: float | None, count: int, total: int) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.0%} ({count}/{total})"
 
 
 def _number(value: float | None, digits: int = 1) -> str:
@@ -46,16 +40,19 @@ def _lost(value: float | None, lost: int, hands: int) -> str:
 @dataclass(frozen=True, slots=True)
 class Column:
     """One column a table can show: its name (for ``--columns``, also its header), whether it
-    is a key column (shown first, whatever the width), and how a row gives its cell."""
+    is a key column (shown first, whatever the width), and how a row gives its cell. When
+    the width is short, the other columns are taken by ``fill`` (1 before 2), each shown in
+    its place."""
 
     name: str
     cell: Callable[[Row], str]
     key: bool = False
     right: bool = True
+    fill: int = 1
 
 
 def _rate(value: str, count: str, total: str) -> Callable[[Row], str]:
-    return lambda row: _percent(row[value], row[count], row[total])
+    return lambda row: rate_label(row[value], row[count], row[total])
 
 
 ANALYSIS_COLUMNS = (
@@ -72,37 +69,35 @@ RULES = Column("rules", lambda row: short_rules_label(row["rules"]), right=False
 VARIANT = Column("variant", lambda row: row["variant"], key=True, right=False)
 
 PLAYER_COLUMNS = (
-    Column("player", lambda row: safe(row["player"], 40), key=True, right=False),
+    Column("player", lambda row: row["player_label"], key=True, right=False),
     VARIANT,
     RULES,
     Column("games", lambda row: str(row["games"]), key=True),
     Column("wins", _rate("win_rate", "wins", "complete_games"), key=True),
-    Column("hands", lambda row: str(row["hands"])),
+    Column("hands", lambda row: str(row["hands"]), fill=2),
     Column("pts/hand", lambda row: _number(row["points_per_hand"]), key=True),
     Column("bids exact", _rate("exact_rate", "exact", "bids")),
-    Column("over", _rate("over_rate", "over", "bids")),
-    Column("set", _rate("set_rate", "set", "bids")),
+    Column("over", _rate("over_rate", "over", "bids"), fill=2),
+    Column("set", _rate("set_rate", "set", "bids"), fill=2),
     Column("bags/hand", lambda row: _number(row["bags_per_hand"], 2)),
-    Column("penalties/game", lambda row: _number(row["bag_penalties_per_game"], 2)),
+    Column("penalties/game", lambda row: _number(row["bag_penalties_per_game"], 2), fill=2),
     Column("nil made", _rate("nil_rate", "nil_made", "nil_attempts")),
     Column("blind nil made", _rate("blind_nil_rate", "blind_nil_made", "blind_nil_attempts")),
 )
+"""When the width is short, the player table keeps bid accuracy, bags and Nil before the
+hands count and the rest of the bids (``fill``)."""
 
 GAME_COLUMNS = (
-    Column("game", lambda row: safe(row["game_id"], 60), key=True, right=False),
+    Column("game", lambda row: safe(row["game_id"]), key=True, right=False),
     VARIANT,
     RULES,
     Column(
         "sides",
-        lambda row: f"{safe(row['side_0'], 60)} vs {safe(row['side_1'], 60)}",
+        lambda row: f"{safe(row['side_0'], 60)} / {safe(row['side_1'], 60)}",
         right=False,
     ),
     Column("winner", lambda row: safe(row["winner_players"] or "-", 60), key=True, right=False),
-    Column(
-        "scores",
-        lambda row: score_line((row["score_0"], row["score_1"]), row["winner"]),
-        key=True,
-    ),
+    Column("scores", lambda row: f"{row['score_0']} / {row['score_1']}", key=True),
     Column("hands", lambda row: str(row["hands"])),
     Column("ended", lambda row: row["reason"] or "unfinished", right=False),
     Column(
@@ -144,17 +139,31 @@ def column_names(by: str, analysis: bool) -> list[str]:
 
 
 def _fit(columns: Sequence[Column], widths: dict[str, int], width: int) -> list[Column]:
-    """The key columns, then the others in order while the table stays within ``width``:
+    """The key columns, then the others by ``fill`` while the table stays within ``width``:
     shown in their own order."""
     # a rich table with a box takes 1 character, then 3 per column (a border, two spaces)
     used = 1
     chosen: set[str] = set()
-    for column in sorted(columns, key=lambda column: not column.key):
+    for column in sorted(columns, key=lambda column: (not column.key, column.fill)):
         need = widths[column.name] + 3
         if column.key or used + need <= width:
             chosen.add(column.name)
             used += need
     return [column for column in columns if column.name in chosen]
+
+
+def _alike(frame: pl.DataFrame, by: str) -> dict[str, str]:
+    """The columns ``variant`` and ``rules`` where every row holds the same value (said once
+    under the table instead of taking a column), with that value; never those a row of
+    grouping ``by`` is named by."""
+    alike = {}
+    for name in ("variant", "rules"):
+        values = frame.get_column(name).unique().to_list()
+        if name != by and not (by == "variant" and name == "rules") and len(values) == 1:
+            value = values[0]
+            label = short_rules_label(value) if name == "rules" else value
+            alike[name] = label if label == value else f"{label} ({safe(value, 500)})"
+    return alike
 
 
 @dataclass(frozen=True)
@@ -173,10 +182,15 @@ def table(frame: pl.DataFrame, by: str, width: int, names: Sequence[str] | None 
     keys = set()
     if frame.get_column("rules").n_unique() > 1:
         keys.add("rules")  # rows that differ only by their rules need it to tell them apart
+    alike = _alike(frame, by) if names is None else {}
+    every = tuple(column for column in every if column.name not in alike)
     if by == "game" and frame.get_column("game_id").is_duplicated().any():
         keys.add("source")  # two games with one id: where each comes from tells them apart
     every = tuple(replace(c, key=True) if c.name in keys else c for c in every)
     rows = list(frame.iter_rows(named=True))
+    if by == "player":
+        labels = player_labels((row["player"], row["player_key"]) for row in rows)
+        rows = [{**row, "player_label": labels[row["player_key"]]} for row in rows]
     cells = {column.name: [column.cell(row) for row in rows] for column in every}
     if names is not None:
         by_name = {column.name: column for column in every}
@@ -184,17 +198,26 @@ def table(frame: pl.DataFrame, by: str, width: int, names: Sequence[str] | None 
         left_out: tuple[str, ...] = ()
     else:
         widths = {
-            name: max([len(name), *(len(cell) for cell in values)])
-            for name, values in cells.items()
+            column.name: max([len(column.name), *map(len, cells[column.name])]) for column in every
         }
         shown = _fit(every, widths, width)
         left_out = tuple(column.name for column in every if column not in shown)
     result = Table(title=TITLES[by], title_justify="left")
     for column in shown:
-        result.add_column(column.name, justify="right" if column.right else "left", overflow="fold")
+        result.add_column(
+            column.name,
+            justify="right" if column.right else "left",
+            overflow="fold",
+            no_wrap=column.name in ("game", "player"),  # who or what the row is: never cut
+        )
     for index in range(len(rows)):
         result.add_row(*(cells[column.name][index] for column in shown))
     parts: list[RenderableType] = [result]
+    if alike:
+        said = ", ".join(f"{name} {value}" for name, value in alike.items())
+        parts.append(Text(f"every row: {said}", style="dim"))
+    if any(column.name == "scores" for column in shown):
+        parts.append(Text("scores: in the order of the sides (first side / second)", style="dim"))
     if any(column.name == "rules" for column in shown):
         legend = [
             f"  {short} = {safe(key, 500)}"
