@@ -263,3 +263,25 @@ def test_the_80_column_stats_table_keeps_the_figures(capsys: pytest.CaptureFixtu
     assert "rules" not in header
     assert "every row: variant four-player, rules standard" in text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_migrate_keeps_each_folder_name(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    four, two = FIXTURES / "four-player", FIXTURES / "two-player"
+    code, _, _ = run(capsys, "migrate", str(four), str(two), "-o", str(out))
+    assert code == 0
+    assert (out / "four-player" / "blind-nil.json").is_file()
+    assert (out / "two-player" / "blind-nil.json").is_file()
+
+
+def test_migrate_names_a_clash(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for folder in ("a", "b"):
+        (tmp_path / folder / "game.json").write_bytes(GAME.read_bytes())
+    out = tmp_path / "out"
+    game_a, game_b = tmp_path / "a" / "game.json", tmp_path / "b" / "game.json"
+    code, _, err = run(capsys, "migrate", str(game_a), str(game_b), "-o", str(out))
+    assert code == 2
+    assert f"{game_a} and {game_b} would both be written to {out / 'game.json'}" in err
+    assert not out.exists()

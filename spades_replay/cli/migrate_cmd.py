@@ -89,14 +89,23 @@ def _plan(paths: list[str], output: str | None, in_place: bool) -> list[tuple[Pa
                 pairs.append((path, None))
             elif single_file and not Path(output).is_dir():
                 pairs.append((path, Path(output)))
+            elif root.is_dir():
+                # one folder's files go straight under OUT; of several inputs, each folder
+                # keeps its name, so that fixtures/a/x.json and fixtures/b/x.json stay apart
+                under = Path(output) if len(paths) == 1 else Path(output) / root.resolve().name
+                pairs.append((path, under / path.relative_to(root)))
             else:
-                relative = path.relative_to(root) if root.is_dir() else Path(path.name)
-                pairs.append((path, Path(output) / relative))
-    targets = [target for _, target in pairs if target is not None]
-    if len(set(targets)) != len(targets):
-        raise UsageError(
-            "two inputs would be written to the same file under -o; migrate them apart"
-        )
+                pairs.append((path, Path(output) / path.name))
+    sources: dict[Path, Path] = {}
+    for source, target in pairs:
+        if target is None:
+            continue
+        if target in sources:
+            raise UsageError(
+                f"{safe(str(sources[target]), 300)} and {safe(str(source), 300)} would both be "
+                f"written to {safe(str(target), 300)} under -o; migrate them apart"
+            )
+        sources[target] = source
     for source, target in pairs:
         if target is None or in_place:
             continue
