@@ -285,3 +285,57 @@ def test_migrate_names_a_clash(capsys: pytest.CaptureFixture[str], tmp_path: Pat
     assert code == 2
     assert f"{game_a} and {game_b} would both be written to {out / 'game.json'}" in err
     assert not out.exists()
+
+
+def test_export_counts_each_reason_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    out = tmp_path / "hands.txt"
+    two, four = FIXTURES / "two-player", FIXTURES / "four-player"
+    code, _, err = run(capsys, "export", "openspiel", str(two), str(four), "-o", str(out))
+    assert code == 1
+    refusals = [line for line in err.splitlines() if line.startswith("refused")]
+    games = len(list(two.glob("*.json")))
+    assert (
+        f"refused {games} game(s): OpenSpiel's spades is four-player partnership Spades only "
+        f"(first: {two / 'blind-nil.json'}: a two-player game cannot be exported)"
+    ) in refusals
+    reasons = [line.partition(": ")[2].partition(" (first")[0] for line in refusals]
+    assert len(reasons) == len(set(reasons))
+    assert len(refusals) < games
+
+
+def test_simulated_openspiel_games_export_and_round_trip(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    games = tmp_path / "games.jsonl"
+    code, _, _ = run(
+        capsys, "simulate", "--variant", "four-player", "--games", "4", "--bot", "openspiel",
+        "--seed", "2", "-o", str(games),
+    )  # fmt: skip
+    assert code == 0
+    first, back, second = (tmp_path / name for name in ("1.jsonl", "back.jsonl", "2.jsonl"))
+    code, out, err = run(
+        capsys, "export", "openspiel", str(games), "-o", str(first), "--format", "jsonl"
+    )
+    assert code == 0
+    assert "refused" not in out + err
+    assert run(capsys, "import", "openspiel", str(first), "-o", str(back))[0] == 0
+    assert (
+        run(capsys, "export", "openspiel", str(back), "-o", str(second), "--format", "jsonl")[0]
+        == 0
+    )
+    assert second.read_bytes() == first.read_bytes()
+    ids = [orjson.loads(line)["id"] for line in first.read_bytes().splitlines()]
+    assert ids[0] == "four-player-s2-000000 hand 1"
+
+
+def test_openspiel_bots_refuse_other_rules(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = str(tmp_path / "g.jsonl")
+    args = ("simulate", "--variant", "four-player", "--games", "1", "--bot", "openspiel", "-o", out)
+    code, _, err = run(capsys, *args, "--rule", "bag_limit=5")
+    assert code == 2
+    assert "OpenSpiel cannot play the game has bag_limit 5, OpenSpiel plays 10" in err
+    code, _, err = run(capsys, *args[:2], "two-player", *args[3:])
+    assert code == 2
+    assert "--bot openspiel plays four-player games" in err

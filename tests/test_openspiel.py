@@ -569,7 +569,8 @@ def test_export_refuses_naming_the_rule_and_reports_invalid_records(
         str(out),
     )
     assert code == 1
-    assert "refused: a two-player game cannot be exported" in stderr
+    assert "refused 8 game(s): OpenSpiel's spades is four-player" in stderr
+    assert "two-player game cannot be exported" in stderr
     assert "toward her partner's bid" in stderr
     assert "play-revoke.json: invalid" in stderr
     assert "invalid record(s)" in stdout

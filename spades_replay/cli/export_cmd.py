@@ -71,9 +71,12 @@ def register(commands: Any) -> None:
 
 
 def _line(hand: OpenSpielHand, replayed: Replay, label: str, as_object: bool) -> bytes:
+    """A hand's line. Its id is the game's, with `` hand N`` after it when the game has
+    several hands: a game of one hand (as ``import`` makes of every history) keeps its id,
+    so that an export of an import of an export gives the same ids."""
     if not as_object:
         return orjson.dumps(list(hand.history))
-    suffix = f" hand {hand.hand}"
+    suffix = f" hand {hand.hand}" if len(replayed.hands) > 1 else ""
     players = [replayed.players[seat] for seat in hand.seats]
     return orjson.dumps(
         {
@@ -104,10 +107,23 @@ class _Export:
         self.invalid = 0
         self.refused = 0
         self.records = 0
+        self.reasons: dict[tuple[str, str], tuple[int, str]] = {}
 
     def refuse(self, where: str, error: UnsupportedError) -> None:
+        """Count a refusal under its reason; the first of each reason is kept as an example."""
         self.refused += 1
-        self.err.print(Text(f"{where}: refused: {safe(str(error), 2000)}"))
+        kind = "game" if error.hand is None else "hand"
+        count, example = self.reasons.get((error.rule, kind), (0, ""))
+        self.reasons[(error.rule, kind)] = (count + 1, example or f"{where}: {error.message}")
+
+    def report_refusals(self) -> None:
+        """One line per reason OpenSpiel refused games or hands for, with its count and the
+        first one refused, most frequent first."""
+        ordered = sorted(self.reasons.items(), key=lambda item: (-item[1][0], item[0]))
+        for (rule, kind), (count, example) in ordered:
+            self.err.print(
+                Text(f"refused {count} {kind}(s): {safe(rule, 500)} (first: {safe(example, 1000)})")
+            )
 
     def source(self, source: Source) -> None:
         """Check one record and write each of its hands that OpenSpiel can play."""
@@ -186,6 +202,7 @@ def run(arguments: argparse.Namespace) -> int:
         return EXIT_NO_RECORDS
     except OSError as error:
         raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
+    export.report_refusals()
     text = (
         f"exported {export.hands} hand(s) of {export.games} game(s) to OpenSpiel in "
         f"{safe(arguments.output, 500)}"

@@ -22,10 +22,11 @@ from spades_replay.cli.common import (
 from spades_replay.cli.progress import Bar
 from spades_replay.engine.rules import PRESETS, RuleValue
 from spades_replay.engine.seats import Variant
+from spades_replay.interop.openspiel import Settings, UnsupportedError, check_rules
 from spades_replay.play.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, Tally, write_corpus
 from spades_replay.record.models import Rules as RulesModel
 from spades_replay.replayer.convert import RULE_FIELDS, rules_of
-from spades_replay.text import safe
+from spades_replay.text import option_value, safe
 
 
 def register(commands: Any) -> None:
@@ -58,7 +59,11 @@ def register(commands: Any) -> None:
         "target_score=300 --rule nil_allowed=false --rule first_lead=two_of_clubs",
     )
     parser.add_argument(
-        "--bot", choices=BOT_KINDS, default="heuristic", help="who plays (default heuristic)"
+        "--bot",
+        choices=BOT_KINDS,
+        default="heuristic",
+        help="who plays (default heuristic); openspiel: four-player games under OpenSpiel's "
+        "rules that export openspiel takes whole",
     )
     parser.add_argument(
         "--max-hands",
@@ -105,7 +110,15 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--games must be 0 or more")
     if arguments.max_hands < 1:
         raise UsageError("--max-hands must be at least 1")
-    options = parse_rules(arguments.preset, arguments.rule)
+    if arguments.bot == "openspiel":
+        if arguments.variant != Variant.FOUR_PLAYER.value:
+            raise UsageError("--bot openspiel plays four-player games: OpenSpiel has no other")
+        # OpenSpiel's rules and thresholds first, so that --rule may change what ends the game
+        rules = Settings().rules().as_dict()
+        openspiel = [f"{option}={option_value(value)}" for option, value in rules.items()]
+        options = parse_rules(arguments.preset, [*openspiel, *arguments.rule])
+    else:
+        options = parse_rules(arguments.preset, arguments.rule)
     spec = CorpusSpec(
         Variant(arguments.variant),
         arguments.games,
@@ -114,6 +127,11 @@ def run(arguments: argparse.Namespace) -> int:
         arguments.bot,
         arguments.max_hands,
     )
+    if arguments.bot == "openspiel":
+        try:
+            check_rules(spec.variant, spec.rules)
+        except UnsupportedError as error:
+            raise UsageError(f"--bot openspiel: OpenSpiel cannot play {error}") from None
     out = stdout_console()
     bar = Bar(
         "simulating",

@@ -12,7 +12,16 @@ import random
 from typing import Protocol
 
 from spades_replay.engine.actions import Action, DeclareBlindNil, Draw, Exchange, PlaceBid, PlayCard
-from spades_replay.engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES, cards_of, rank_of, suit_of
+from spades_replay.engine.cards import (
+    CLUBS,
+    DIAMONDS,
+    HEARTS,
+    NON_SPADES_MASK,
+    SPADES,
+    cards_of,
+    rank_of,
+    suit_of,
+)
 from spades_replay.engine.scoring import BLIND_NIL, NIL
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import (
@@ -128,6 +137,30 @@ def _nil_safe(holding: int) -> bool:
         return False
     high = sum(1 for card in cards_of(holding) if rank_of(card) >= 10)
     return high <= 2
+
+
+class OpenSpielBot:
+    """A random four-player player that keeps to what OpenSpiel's ``spades`` can play, so
+    that its games export whole (docs/interop.md): no Blind Nil, bids of at most 4 (two
+    partners never pass 13 together) within what the rules allow, and no spade led while it
+    holds another suit (OpenSpiel never counts spades as broken)."""
+
+    name = "openspiel"
+
+    def wants_blind_nil(self, state: HandState, seat: Seat, rng: random.Random) -> bool:
+        """Never: OpenSpiel has no Blind Nil."""
+        return False
+
+    def act(self, state: HandState, seat: Seat, rng: random.Random) -> Action:
+        """A random bid of at most 4, or a random legal card (a plain suit led if it can)."""
+        if state.phase is Phase.BIDDING:
+            bids = [bid for bid in legal_bids(state) if bid != BLIND_NIL]
+            low = [bid for bid in bids if bid <= 4] or [min(bids)]
+            return PlaceBid(seat, rng.choice(low))
+        legal = legal_plays(state)
+        if not state.trick and state.holdings[seat] & NON_SPADES_MASK:
+            legal &= NON_SPADES_MASK
+        return PlayCard(seat, rng.choice(cards_of(legal)))
 
 
 class HeuristicBot:

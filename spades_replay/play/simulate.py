@@ -27,7 +27,7 @@ from spades_replay.engine.cards import DECK
 from spades_replay.engine.rules import STANDARD, Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import Phase
-from spades_replay.play.bots import Bot, HeuristicBot, RandomBot, next_action
+from spades_replay.play.bots import Bot, HeuristicBot, OpenSpielBot, RandomBot, next_action
 from spades_replay.play.recorder import Recorder
 from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
@@ -37,7 +37,7 @@ from spades_replay.record.io import dumps
 MAX_HANDS = 60
 """A game not won after this many hands is recorded unfinished."""
 
-BOT_KINDS = ("heuristic", "random")
+BOT_KINDS = ("heuristic", "random", "openspiel")
 CORPUS_NAMES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 """How the name of a corpus ends; :func:`write_corpus` writes any other name as a directory."""
 
@@ -47,7 +47,8 @@ def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
 
     Heuristic players keep a style from game to game, so that per-player stats differ:
     Megan overbids, Drew is careful and fond of Nil; Alex overbids, Beth bids Nil and Blind
-    Nil often, Charlie underbids, David plays it straight.
+    Nil often, Charlie underbids, David plays it straight. The ``openspiel`` players
+    (four-player only) play only what OpenSpiel's spades can play.
     """
     if kind == "random":
         names = (
@@ -61,6 +62,10 @@ def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
             )
         )
         return [(name, RandomBot()) for name in names]
+    if kind == "openspiel":
+        if variant is not Variant.FOUR_PLAYER:
+            raise ValueError("the openspiel bots play four-player games: OpenSpiel has no other")
+        return [(name, OpenSpielBot()) for name in ("Alex", "Beth", "Charlie", "David")]
     if kind != "heuristic":
         raise ValueError(f"unknown bot {kind!r}: choose from {', '.join(BOT_KINDS)}")
     if variant is Variant.TWO_PLAYER:
