@@ -19,7 +19,7 @@ from spades_replay.play.recorder import Recorder
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.text import player_labels
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, ROOT
 
 GAME = FIXTURES / "four-player" / "standard-game.json"
 HUGE = "99999999999999999999999999"
@@ -339,3 +339,11 @@ def test_openspiel_bots_refuse_other_rules(
     code, _, err = run(capsys, *args[:2], "two-player", *args[3:])
     assert code == 2
     assert "--bot openspiel plays four-player games" in err
+
+
+def test_the_readme_says_how_long_the_tests_take_and_the_quick_loop() -> None:
+    readme = (ROOT / "README.md").read_text()
+    quick_start = readme.partition("## Quick start")[2].partition("\n## ")[0]
+    assert "about 15 minutes" in quick_start
+    assert '\n./dev test -m "not slow"' in quick_start
+    assert '"slow:' in (ROOT / "pyproject.toml").read_text()  # the marker the loop leaves out
