@@ -21,9 +21,13 @@ from .conftest import FIXTURES, ROOT
 
 @pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
-def test_ctrl_c_during_simulate_leaves_no_partial_file(tmp_path: Path, jobs: str) -> None:
-    """Ctrl-C reaches the whole process group, workers included: exit 130, a one-line
-    message, no traceback, and no file, partial or whole."""
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_during_simulate_leaves_no_partial_file(
+    tmp_path: Path, jobs: str, stop: signal.Signals
+) -> None:
+    """Ctrl-C reaches the whole process group, workers included, and SIGTERM the command's
+    process alone: either way exit 130, a one-line message, no traceback, and no file,
+    partial or whole."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -49,7 +53,10 @@ def test_ctrl_c_during_simulate_leaves_no_partial_file(tmp_path: Path, jobs: str
             time.sleep(0.05)
         assert list(tmp_path.glob(".out.jsonl.*.partial")), "simulate never started writing"
         time.sleep(0.5)
-        os.killpg(process.pid, signal.SIGINT)
+        if stop is signal.SIGINT:
+            os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the process group
+        else:
+            process.send_signal(stop)  # kill PID, or a supervisor stopping the command
         _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:  # never leave it running, whatever failed

@@ -2,17 +2,20 @@
 
 Every command exits with a documented code (docs/cli.md): 0 success (every record valid),
 1 some record is invalid, 2 a usage error or a file that cannot be read or written,
-130 interrupted. Bad input never produces a traceback.
+130 interrupted (Ctrl-C or SIGTERM). Bad input never produces a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import importlib
+import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
-from types import ModuleType
+from types import FrameType, ModuleType
 
 from spades_replay import __version__
 from spades_replay.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
@@ -95,6 +98,24 @@ def _unknown(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
     return f"unexpected argument(s): {' '.join(extras)}"
 
 
+def _interrupted(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def _terminate_interrupts() -> Iterator[None]:
+    """SIGTERM (``kill``, a supervisor stopping the command) interrupts the command as
+    Ctrl-C does: what it was writing is removed, and it exits 130."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     words = sys.argv[1:] if argv is None else list(argv)
@@ -106,7 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if extras:
         _command_parser(parser, words).error(_unknown(_command_parser(parser, words), extras))
     try:
-        code: int = arguments.run(arguments)
+        with _terminate_interrupts():
+            code: int = arguments.run(arguments)
     except UsageError as error:
         print(f"spades-replay: error: {error}", file=sys.stderr)
         return EXIT_USAGE

@@ -58,19 +58,28 @@ def sigint_shielded() -> Iterator[None]:
     """Processes started inside inherit SIGINT ignored, so that none of them prints a
     traceback on Ctrl-C. Here SIGINT is also blocked meanwhile: Linux keeps a blocked signal
     pending even while it is ignored, and it is raised here as soon as the handler and the
-    mask are back, so no Ctrl-C is lost."""
+    mask are back, so no Ctrl-C is lost. A SIGTERM is held back likewise, so that the
+    command's handler sees it once the processes exist and can be stopped."""
     # (multiprocessing unblocks SIGINT once when it first starts its resource tracker,
     # which would drop the pending signal: start the tracker before blocking)
     resource_tracker.ensure_running()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     main = threading.current_thread() is threading.main_thread()
     handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    # a SIGTERM meanwhile is held back too (not blocked: the processes started would inherit
+    # the mask, and a pool stops its workers with SIGTERM), then delivered once they exist
+    terms: list[int] = []
+    term = signal.signal(signal.SIGTERM, lambda signum, _: terms.append(signum)) if main else None
     try:
         yield
     finally:
         if handler is not None:
             signal.signal(signal.SIGINT, handler)
+        if term is not None:
+            signal.signal(signal.SIGTERM, term)
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        if terms:
+            signal.raise_signal(signal.SIGTERM)
 
 
 def ordered_map(
