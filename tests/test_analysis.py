@@ -5,6 +5,8 @@ output and exit codes."""
 from __future__ import annotations
 
 import functools
+import itertools
+import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,25 +15,29 @@ import orjson
 import pytest
 
 from spades_replay.analysis import (
+    KERNEL_VARIABLE,
     HandAnalysis,
     Position,
     Solver,
     analyze_hand,
     analyze_hands,
     analyze_replay,
+    kernel_name,
     position_before,
 )
 from spades_replay.cli import main
 from spades_replay.engine.cards import cards_of
 from spades_replay.engine.scoring import BLIND_NIL, NIL
 from spades_replay.engine.seats import Variant
+from spades_replay.engine.tricks import CLUB_TWO
 from spades_replay.play.bots import HeuristicBot
 from spades_replay.play.simulate import simulate_game
-from spades_replay.record.io import dump, load
+from spades_replay.record.io import dump, load, loads
 from spades_replay.replayer.replay import HandReplay, Replay, replay
 
 from .conftest import CONFORMANCE
-from .support.solver import exhaustive_nil, exhaustive_tricks
+from .support.games import random_rules
+from .support.solver import compiled_solver, exhaustive_nil, exhaustive_tricks
 
 VALID = CONFORMANCE / "valid"
 TWO_PLAYER_GAME = VALID / "two-player-01.json"
@@ -241,6 +247,63 @@ def test_best_alternatives_on_demand() -> None:
     assert position_before(hand, 26).tricks_left == 0
     with pytest.raises(ValueError, match="there is no card 27"):
         position_before(hand, 27)
+
+
+def test_two_player_games_under_first_lead_two_of_clubs_are_analysed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``first_lead: two_of_clubs`` is four-player only (the engine's ``opening_card``): a
+    two-player leader who holds 2C may lead any card, and the analysis takes that card."""
+    games = tmp_path / "g.jsonl"
+    rules = ["--rule", "first_lead=two_of_clubs", "--rule", "target_score=100"]
+    simulate = ["simulate", "--variant", "two-player", "--games", "2", "--seed", "1", *rules]
+    assert main([*simulate, "-o", str(games)]) == 0
+    records = [replay(loads(line)) for line in games.read_bytes().splitlines()]
+    assert any(
+        hand.outcome.holdings[hand.outcome.leader] >> CLUB_TWO & 1
+        and hand.actions.plays[0] != CLUB_TWO
+        for record in records
+        for hand in record.hands
+    ), "a leader held 2C and led another card"
+    capsys.readouterr()
+    assert main(["analyze", "--all", "--format", "json", str(games)]) == 0
+    analysed = [orjson.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [len(game["hands"]) for game in analysed] == [len(r.hands) for r in records]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", list(Variant))
+def test_games_under_every_play_option_are_analysed_alike_by_both_kernels(
+    variant: Variant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A short simulated game under each combination of the play options of format 1.1 (the
+    other options drawn at random), every hand analysed on each solver kernel: the analysis
+    takes every card the engine took, and the kernels agree on every play both analysed (the
+    pure-Python kernel is capped on four-player hands, which it takes seconds to solve)."""
+    compiled_solver()  # skips where numba is missing
+    rng = random.Random(f"play-options-{variant}")
+    cap = 2.0 if variant is Variant.FOUR_PLAYER else None
+    for first_lead, must_break in itertools.product(
+        ("left_of_dealer", "two_of_clubs"), (True, False)
+    ):
+        rules = random_rules(rng).replace(
+            first_lead=first_lead, spades_must_be_broken=must_break, target_score=100
+        )
+        record = simulate_game(variant, seed=rng.randrange(2**32), rules=rules, max_hands=1)
+        hand = replay(record).hands[0]
+        by_kernel = []
+        for kernel in ("python", "compiled"):
+            monkeypatch.setenv(KERNEL_VARIABLE, kernel)
+            assert kernel_name() == kernel
+            by_kernel.append(analyze_hand(hand, time_cap=cap if kernel == "python" else None))
+        python, compiled = by_kernel
+        assert not compiled.capped
+        assert len(python.plays) == len(compiled.plays) == len(hand.actions.plays)
+        for slow, fast in zip(python.plays, compiled.plays, strict=True):
+            if slow.analysed:
+                assert slow.to_dict() == fast.to_dict()
+        if not python.capped:
+            assert python.to_dict() == compiled.to_dict()
 
 
 def test_analyze_replay_and_json() -> None:

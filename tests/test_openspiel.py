@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from spades_replay import replay
 from spades_replay.cli import main
 from spades_replay.engine.actions import Action, Exchange, PlaceBid, PlayCard
-from spades_replay.engine.cards import NON_SPADES_MASK, cards_of
+from spades_replay.engine.cards import cards_of
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, SideScore
 from spades_replay.engine.seats import Seat
-from spades_replay.engine.state import HandState, Phase, legal_plays
+from spades_replay.engine.state import HandState, Phase, legal_plays, strict_legal_plays
 from spades_replay.interop.openspiel import (
     DEFAULT_SETTINGS,
     FIRST_DEALER,
@@ -77,10 +77,7 @@ class OpenSpielBot:
             if self.blind_nil:
                 return PlaceBid(seat, BLIND_NIL)
             return PlaceBid(seat, 7 if self.bid_high else rng.choice((0, 1, 2, 3, 3, 4, 4)))
-        legal = legal_plays(state)
-        if not state.trick and state.holdings[seat] & NON_SPADES_MASK:
-            legal &= NON_SPADES_MASK
-        return PlayCard(seat, rng.choice(cards_of(legal)))
+        return PlayCard(seat, rng.choice(cards_of(strict_legal_plays(state))))
 
 
 def _simulated(seed: int, bots: list[Any] | None = None, rules: Rules = POOLED) -> Replay:
@@ -217,6 +214,34 @@ def test_exported_hands_replay_in_openspiel_to_the_same_tricks_and_scores() -> N
             compared += 1
     assert compared > 150
     assert 0 < quirks < compared
+
+
+def test_the_engines_strict_lead_is_openspiels_rule_of_play() -> None:
+    """Before every card of random OpenSpiel games, the cards OpenSpiel allows are those of
+    the engine's ``strict_legal_plays`` in the imported game, which allows fewer than
+    ``legal_plays`` wherever spades are broken and the leader holds another suit."""
+    pyspiel = _pyspiel()
+    game = pyspiel.load_game("spades")
+    rng = random.Random(23)
+    compared = stricter = 0
+    for _ in range(12):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.choice([a for a, _ in state.chance_outcomes()]))
+                continue
+            legal = state.legal_actions()
+            if legal[0] >= 52:
+                bid = rng.randint(0, 4)
+                state.apply_action(52 + bid if 52 + bid in legal else legal[-1])
+                continue
+            ours = replay(from_history(state.history())).hands[0].timeline[-1].state
+            assert cards_of(strict_legal_plays(ours)) == tuple(sorted(legal))
+            stricter += strict_legal_plays(ours) != legal_plays(ours)
+            compared += 1
+            state.apply_action(rng.choice(legal))
+    assert compared == 12 * 52
+    assert stricter > 0
 
 
 def _openspiel_points(side: SideScore, score_before: int) -> int:

@@ -1,13 +1,19 @@
 """One game progression: the fast replay of a record (``engine.game.iter_hands``) and the
 states a recorder or a viewer drives action by action (``engine.state.apply``, through
 ``drive_hand`` and ``Progress``) give the same verdict on every record, the invalid ones
-included: the same first rules error, at the same place."""
+included: the same first rules error, at the same place. The records are the fixtures and
+conformance sets, games simulated under house rules drawn over every option of format 1.1
+(and relabelled with other values of each option, which most of them then break), and fuzzed
+records."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import orjson
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
 
 from spades_replay.engine.actions import IllegalActionError
 from spades_replay.engine.game import Progress
@@ -16,12 +22,14 @@ from spades_replay.engine.setup import check_deal, check_deck
 from spades_replay.engine.state import Phase, drive_hand, start_four_player, start_two_player
 from spades_replay.errors import Code, Family, FormatError
 from spades_replay.record import models
-from spades_replay.record.io import loads
+from spades_replay.record.io import dumps, loads
 from spades_replay.record.problems import json_pointer
 from spades_replay.replayer.convert import hand_actions_of, rules_of, variant_of
 from spades_replay.replayer.validate import validate_bytes
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
+from .support.games import OPTIONS_11, simulated
+from .support.mutate import mutated
 
 FOLDERS = [
     FIXTURES / "invalid",
@@ -81,9 +89,9 @@ def _driven(record: models.AnyRecord) -> tuple[Code, str] | None:
     return None
 
 
-def _replayed(path: Path) -> tuple[Code, str] | None:
+def _replayed(data: bytes) -> tuple[Code, str] | None:
     """The first rules error (claims aside) the validator finds."""
-    report = validate_bytes(path.read_bytes())
+    report = validate_bytes(data)
     for problem in report.problems:
         if problem.code.family is Family.RULES and not problem.code.value.startswith("claim."):
             return problem.code, problem.pointer
@@ -91,7 +99,7 @@ def _replayed(path: Path) -> tuple[Code, str] | None:
 
 
 def test_the_records_include_every_kind_of_rules_error() -> None:
-    verdicts = {_replayed(path) for path in RECORDS}
+    verdicts = {_replayed(path.read_bytes()) for path in RECORDS}
     codes = {verdict[0] for verdict in verdicts if verdict is not None}
     assert {code for code in Code if code.family is Family.RULES and "claim" not in code} <= codes
     assert None in verdicts
@@ -99,4 +107,57 @@ def test_the_records_include_every_kind_of_rules_error() -> None:
 
 @pytest.mark.parametrize("path", RECORDS, ids=lambda path: f"{path.parent.name}/{path.name}")
 def test_both_progressions_give_the_same_verdict(path: Path) -> None:
-    assert _driven(loads(path.read_bytes())) == _replayed(path)
+    assert _driven(loads(path.read_bytes())) == _replayed(path.read_bytes())
+
+
+def _relabelled(record: models.AnyRecord) -> Iterator[bytes]:
+    """The record as played, then under each other value of each option of format 1.1."""
+    data = orjson.loads(dumps(record))
+    yield orjson.dumps(data)
+    for option, values in OTHER_VALUES.items():
+        for value in values:
+            if data["rules"].get(option) != value:
+                yield orjson.dumps(data | {"rules": data["rules"] | {option: value}})
+
+
+OTHER_VALUES: dict[str, tuple[object, ...]] = {
+    "nil_allowed": (False,),
+    "blind_nil_allowed": (False,),
+    "blind_nil_min_deficit": (0, 100),
+    "min_team_bid": (4, 9),
+    "first_lead": ("left_of_dealer", "two_of_clubs"),
+    "spades_must_be_broken": (True, False),
+    "double_contract_from": (5,),
+}
+assert set(OTHER_VALUES) == set(OPTIONS_11)
+
+
+@pytest.mark.parametrize("variant", list(Variant))
+def test_both_progressions_agree_on_simulated_games_under_every_option(variant: Variant) -> None:
+    records = simulated(variant, 8, 21, max_hands=4)
+    verdicts = set()
+    for record in records:
+        for data in _relabelled(record):
+            verdict = _replayed(data)
+            assert _driven(loads(data)) == verdict
+            verdicts.add(None if verdict is None else verdict[0])
+    assert None in verdicts
+    assert len(verdicts) > 3, "the relabelled games break several rules"
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(mutated())
+def test_both_progressions_agree_on_fuzzed_records(data: bytes) -> None:
+    """Mutated records that still load (most mutations break the format instead)."""
+    try:
+        record = loads(data)
+    except FormatError:
+        record = None
+    assume(record is not None)
+    assert record is not None
+    assert _driven(record) == _replayed(data)

@@ -19,11 +19,23 @@ import time
 import pytest
 
 from spades_replay.analysis.dispatch import solve
+from spades_replay.analysis.position import opening
 from spades_replay.analysis.solver import Position, SearchTimeoutError, Solver, equivalent_cards
-from spades_replay.engine.cards import cards_of, names_of, parse_card
+from spades_replay.engine.cards import cards_of, mask_of, names_of, parse_card
 from spades_replay.engine.seats import Variant
+from spades_replay.engine.tricks import CLUB_TWO, opening_leader
 
-from .support.solver import compiled_solver, exhaustive_nil, hand, random_endgame, reference
+from .support.games import PLAY_OPTIONS, random_rules
+from .support.solver import (
+    compiled_solver,
+    engine_nil,
+    engine_opening,
+    engine_tricks,
+    exhaustive_nil,
+    hand,
+    random_endgame,
+    reference,
+)
 
 TWO = Variant.TWO_PLAYER
 FOUR = Variant.FOUR_PLAYER
@@ -103,6 +115,37 @@ def test_nil_verdicts_agree_with_exhaustive_search(
         assert solvers.nil_forced(position, nil) == expected, (position, nil)
         verdicts.add(expected)
     assert verdicts == {True, False}
+
+
+OPENING_SIZES = [(TWO, 2, 200), (TWO, 3, 150), (FOUR, 2, 200), (FOUR, 3, 40)]
+
+
+@pytest.mark.parametrize(("variant", "tricks", "count"), OPENING_SIZES)
+def test_openings_under_every_option_agree_with_the_engines_hands(
+    variant: Variant, tricks: int, count: int, kind: type[Solver]
+) -> None:
+    """The start of a hand's card play (cut to a few tricks, 2C dealt) under house rules
+    drawn over every option of format 1.1: the analysis' opening position, searched by the
+    solver, against minimax over the engine's own hand states, whose every move (the first
+    lead, spades before they are broken) the engine decides."""
+    rng = random.Random(f"opening-{variant}-{tricks}")
+    n = variant.seat_count
+    solver = kind(variant)
+    drawn = set()
+    for _ in range(count):
+        rules = random_rules(rng)
+        deck = [CLUB_TWO, *rng.sample(range(1, 52), n * tricks - 1)]
+        rng.shuffle(deck)
+        holdings = tuple(mask_of(deck[seat * tricks : (seat + 1) * tricks]) for seat in range(n))
+        dealer = rng.randrange(n)
+        leader = opening_leader(variant, rules, dealer, holdings)
+        position = opening(variant, holdings, leader, rules)
+        state = engine_opening(variant, rules, dealer, holdings, leader)
+        assert solver.tricks(position)[0] == engine_tricks(state), (rules, position)
+        nil = rng.randrange(n)
+        assert solver.nil_forced(position, nil) == engine_nil(state, nil), (rules, position)
+        drawn.add(tuple(getattr(rules, option) for option in PLAY_OPTIONS))
+    assert len(drawn) == 4, "every value of every play option was drawn"
 
 
 def test_four_player_partner_helps_the_nil_bidder(kind: type[Solver]) -> None:

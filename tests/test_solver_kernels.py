@@ -14,10 +14,12 @@ import random
 import pytest
 
 from spades_replay.analysis import KERNEL_VARIABLE, kernel_name, new_solver
-from spades_replay.analysis.position import TWO_OF_CLUBS, Position, opening
+from spades_replay.analysis.position import Position, opening
 from spades_replay.analysis.solver import Solver
 from spades_replay.engine.cards import mask_of
+from spades_replay.engine.rules import TWO_OF_CLUBS, Rules
 from spades_replay.engine.seats import Variant
+from spades_replay.engine.tricks import CLUB_TWO
 
 from .support.solver import compiled_solver, exhaustive_nil, random_endgame, reference
 
@@ -32,8 +34,8 @@ def _random_rules(rng: random.Random, position: Position) -> Position:
     if position.trick:
         return position
     forced = (
-        TWO_OF_CLUBS
-        if rng.random() < 0.5 and position.holdings[position.leader] >> TWO_OF_CLUBS & 1
+        CLUB_TWO
+        if rng.random() < 0.5 and position.holdings[position.leader] >> CLUB_TWO & 1
         else None
     )
     return Position(
@@ -76,12 +78,12 @@ def test_a_forced_two_of_clubs_is_the_only_play(variant: Variant, tricks: int, k
             continue
         forced = Position(
             variant, position.holdings, position.leader, (), position.spades_broken,
-            position.tricks_won, TWO_OF_CLUBS,
+            position.tricks_won, CLUB_TWO,
         )  # fmt: skip
-        after = position.play(TWO_OF_CLUBS)
-        assert forced.legal_plays() == 1 << TWO_OF_CLUBS
+        after = position.play(CLUB_TWO)
+        assert forced.legal_plays() == 1 << CLUB_TWO
         assert solver.tricks(forced)[0] == reference(after)
-        assert list(solver.card_values(forced)) == [TWO_OF_CLUBS]
+        assert list(solver.card_values(forced)) == [CLUB_TWO]
         nil = rng.randrange(variant.seat_count)
         expected = exhaustive_nil(
             variant, nil, after.holdings, after.leader, after.trick, after.spades_broken
@@ -96,23 +98,29 @@ def test_the_opening_follows_the_play_options() -> None:
     assert not plain.spades_broken
     assert plain.forced is None
     # seat 3 holds only spades: with spades free she may lead one at once, as she may anyway
-    free = opening(FOUR, holdings, 0, spades_must_be_broken=False, two_of_clubs_leads=True)
+    rules = Rules(spades_must_be_broken=False, first_lead=TWO_OF_CLUBS)
+    free = opening(FOUR, holdings, 0, rules)
     assert free.spades_broken
-    assert free.forced == TWO_OF_CLUBS
+    assert free.forced == CLUB_TWO
     assert free.legal_plays() == 1
     with pytest.raises(ValueError, match="may not play 3C"):
         free.play(1)
-    # a leader without the two of clubs is not forced to anything
-    assert opening(FOUR, holdings, 1, two_of_clubs_leads=True).forced is None
+    # the engine's leader under "two_of_clubs" holds it: any other opening is impossible
     with pytest.raises(ValueError, match="cannot be made to play"):
-        Position(FOUR, holdings, 1, forced=TWO_OF_CLUBS)
+        opening(FOUR, holdings, 1, rules)
+    # the option is four-player only: a two-player leader holding 2C may lead anything
+    two = (mask_of(range(13)), mask_of(range(13, 26)))
+    free_two = opening(TWO, two, 0, rules)
+    assert free_two.forced is None
+    assert free_two.legal_plays() == two[0]
 
 
 def test_spades_need_not_be_broken_when_the_rules_say_so() -> None:
     # Megan leads: with spades unbroken she must lead her KD into Drew's ruff
     holdings = (mask_of([11 + 13, 8 + 39]), mask_of([0, 3 + 39]))
     assert Solver(TWO).tricks(opening(TWO, holdings, 0)) == (1, 1)
-    assert Solver(TWO).tricks(opening(TWO, holdings, 0, spades_must_be_broken=False)) == (2, 0)
+    free = opening(TWO, holdings, 0, Rules(spades_must_be_broken=False))
+    assert Solver(TWO).tricks(free) == (2, 0)
 
 
 def test_the_kernel_is_chosen_in_one_place(monkeypatch: pytest.MonkeyPatch) -> None:

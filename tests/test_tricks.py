@@ -18,12 +18,17 @@ from spades_replay.engine.cards import (
     names_of,
     parse_card,
 )
+from spades_replay.engine.rules import Rules
+from spades_replay.engine.seats import Variant
 from spades_replay.engine.tricks import (
+    CLUB_TWO,
     check_play,
     is_legal_play,
     legal_plays,
+    opening_card,
     play_out,
     play_violation,
+    strict_legal_plays,
     trick_winner,
 )
 from spades_replay.errors import Code
@@ -223,3 +228,15 @@ def test_play_out_agrees_with_the_rule_functions(seats: int, seed: int, mistakes
     outcome = play_out(holdings, leader, plays)
     assert expected == (outcome.tricks_won, outcome.holdings, outcome.spades_broken)
     assert sum(outcome.tricks_won) == len(outcome.winners) == len(plays) // seats
+
+
+def test_the_opening_card_and_openspiels_strict_lead() -> None:
+    clubs_lead = Rules(first_lead="two_of_clubs")
+    assert opening_card(Variant.FOUR_PLAYER, clubs_lead) == CLUB_TWO
+    assert opening_card(Variant.TWO_PLAYER, clubs_lead) is None  # four-player only
+    assert opening_card(Variant.FOUR_PLAYER, Rules()) is None
+    # spades never count as broken: a spade leads only from a hand of spades
+    assert names_of(strict_legal_plays(hold("3C 2S"), None)) == "3C"
+    assert names_of(strict_legal_plays(hold("2S 3S"), None)) == "2S 3S"
+    assert names_of(strict_legal_plays(hold("3C 2S"), SPADES)) == "2S"
+    assert names_of(strict_legal_plays(hold("3C 2S"), HEARTS)) == "3C 2S"

@@ -44,6 +44,7 @@ from spades_replay.stats.collect import RowSink
 from spades_replay.stats.tables import TableRows
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES, other_verifier_kernels
+from .support.games import random_rules, simulated
 from .support.mutate import mutated
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
@@ -155,49 +156,6 @@ def test_valid_complete_fixtures_are_verified_without_the_engine() -> None:
     assert clean > 30
 
 
-def random_rules(rng: random.Random) -> Rules:
-    """House rules drawn at random, every option of format 1.1 (a low target keeps the games
-    short)."""
-    target = rng.choice([100, 200, 300, 500])
-    return Rules(
-        target_score=target,
-        bag_limit=rng.choice([3, 5, 10]),
-        bag_penalty=rng.choice([0, 50, 100]),
-        nil_bonus=rng.choice([0, 50, 100]),
-        blind_nil_bonus=rng.choice([100, 200]),
-        blind_nil_exchange=rng.choice([0, 1, 2, 3, 13]),
-        failed_nil_tricks_count_as_bags=rng.random() < 0.5,
-        failed_nil_tricks_help_partner=rng.random() < 0.5,
-        lose_score=rng.choice([None, -100, -200]),
-        nil_allowed=rng.random() < 0.7,
-        blind_nil_allowed=rng.random() < 0.7,
-        blind_nil_min_deficit=rng.choice([None, None, 0, 50, 100]),
-        min_team_bid=rng.choice([0, 0, 2, 4, 9]),
-        first_lead=rng.choice(["left_of_dealer", "two_of_clubs"]),
-        spades_must_be_broken=rng.random() < 0.7,
-        double_contract_from=rng.choice([None, None, 5, 10]),
-    )
-
-
-def simulated(variant: Variant, count: int, seed: int) -> list[models.AnyRecord]:
-    """Games under random house rules, half of them between random players (who bid Nil
-    and Blind Nil and exchange more often than the heuristic ones)."""
-    rng = random.Random(seed)
-    records = []
-    for index in range(count):
-        bots = [RandomBot(0.2) for _ in range(variant.seat_count)] if index % 2 else None
-        records.append(
-            simulate_game(
-                variant,
-                seed=rng.randrange(2**32),
-                rules=random_rules(rng),
-                bots=bots,
-                max_hands=12,
-            )
-        )
-    return records
-
-
 SIMULATED = {
     Variant.TWO_PLAYER: simulated(Variant.TWO_PLAYER, 24, 11),
     Variant.FOUR_PLAYER: simulated(Variant.FOUR_PLAYER, 40, 12),
@@ -212,15 +170,6 @@ def test_simulated_games_under_random_house_rules(variant: Variant) -> None:
 
 
 DEFAULTS = Rules()
-OPTIONS_11 = (
-    "nil_allowed",
-    "blind_nil_allowed",
-    "blind_nil_min_deficit",
-    "min_team_bid",
-    "first_lead",
-    "spades_must_be_broken",
-    "double_contract_from",
-)
 
 
 @pytest.mark.parametrize("variant", list(Variant))

@@ -42,7 +42,7 @@ from spades_replay.analysis.dispatch import new_solver
 from spades_replay.analysis.position import Position, equivalent_cards, opening
 from spades_replay.analysis.solver import SearchTimeoutError, Solver
 from spades_replay.engine.cards import CARD_NAMES, Card, cards_of
-from spades_replay.engine.rules import TWO_OF_CLUBS
+from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
@@ -223,18 +223,11 @@ class _Job:
     plays: tuple[Card, ...]
     bids: tuple[Bid, ...]
     complete: bool
-    spades_must_be_broken: bool
-    two_of_clubs_leads: bool
+    rules: Rules
 
     def opening(self) -> Position:
         """The position before the first card, under the hand's play options."""
-        return opening(
-            self.variant,
-            self.holdings,
-            self.leader,
-            spades_must_be_broken=self.spades_must_be_broken,
-            two_of_clubs_leads=self.two_of_clubs_leads,
-        )
+        return opening(self.variant, self.holdings, self.leader, self.rules)
 
 
 def _job_of(hand: HandReplay) -> _Job:
@@ -247,8 +240,7 @@ def _job_of(hand: HandReplay) -> _Job:
         hand.actions.plays,
         outcome.bids,
         hand.complete,
-        hand.rules.spades_must_be_broken,
-        hand.rules.first_lead == TWO_OF_CLUBS,
+        hand.rules,
     )
 
 

@@ -28,8 +28,16 @@ from spades_replay.engine.cards import (
     Suit,
     names_of,
 )
+from spades_replay.engine.rules import STANDARD, Rules
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.tricks import FIRST_SPADE, is_legal_play, legal_plays, trick_winner
+from spades_replay.engine.tricks import (
+    FIRST_SPADE,
+    is_legal_play,
+    legal_plays,
+    opening_card,
+    spades_open,
+    trick_winner,
+)
 
 __all__ = ["Position", "equivalent_cards", "opening"]
 
@@ -37,8 +45,6 @@ SUIT_OF = tuple(card // 13 for card in range(52))
 """Each card's suit."""
 RANK_OF = tuple(card % 13 for card in range(52))
 """Each card's rank within its suit (0 for a two, 12 for an ace)."""
-TWO_OF_CLUBS: Card = 0
-"""The card that opens a hand played with the first lead "two_of_clubs"."""
 SUIT_STARTS = 1 | 1 << 13 | 1 << 26 | 1 << 39
 """The lowest card of each suit."""
 
@@ -50,10 +56,11 @@ class Position:
     ``holdings`` are the cards each seat still holds (bitmasks); ``trick`` the cards already
     played to the trick in progress, in play order, beginning with ``leader``'s (empty when
     ``leader`` is about to lead); ``tricks_won`` the tricks each seat has won so far (all
-    zero by default). ``forced`` is a card the player to move must play: the two of clubs
-    that opens a hand played with the first lead "two_of_clubs" (see :func:`opening`).
-    Rules where spades need not be broken are positions with ``spades_broken`` set from the
-    start. Raises :class:`ValueError` for an impossible position.
+    zero by default). ``forced`` is a card the player to move must play: the card the
+    engine's rules make open the hand, such as 2C under ``first_lead: two_of_clubs`` (see
+    :func:`opening`). Rules where spades need not be broken are positions with
+    ``spades_broken`` set from the start. Raises :class:`ValueError` for an impossible
+    position.
     """
 
     variant: Variant
@@ -167,20 +174,20 @@ class Position:
 
 
 def opening(
-    variant: Variant,
-    holdings: tuple[int, ...],
-    leader: Seat,
-    *,
-    spades_must_be_broken: bool = True,
-    two_of_clubs_leads: bool = False,
+    variant: Variant, holdings: tuple[int, ...], leader: Seat, rules: Rules = STANDARD
 ) -> Position:
-    """The position at the start of a hand's card play under the play options of its rules:
-    with ``spades_must_be_broken`` off a spade may be led at any time (the position starts
-    with spades broken); with ``two_of_clubs_leads`` the leader (who holds it) must lead the
-    two of clubs."""
-    forced = TWO_OF_CLUBS if two_of_clubs_leads and holdings[leader] >> TWO_OF_CLUBS & 1 else None
+    """The position at the start of a hand's card play under the play options of ``rules``,
+    as the engine states them: spades count as broken from the start where the rules let a
+    spade be led at any time (:func:`~spades_replay.engine.tricks.spades_open`), and the
+    leader must lead the card the rules make open the hand, if any
+    (:func:`~spades_replay.engine.tricks.opening_card`; :class:`ValueError` if she does not
+    hold it)."""
     return Position(
-        variant, holdings, leader, spades_broken=not spades_must_be_broken, forced=forced
+        variant,
+        holdings,
+        leader,
+        spades_broken=spades_open(rules, spades_broken=False),
+        forced=opening_card(variant, rules),
     )
 
 

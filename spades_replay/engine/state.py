@@ -7,8 +7,9 @@ played, and what a viewer scrubs through (:func:`drive_hand` applies a recorded 
 at once, for speed (the test suite checks that both give the same verdicts).
 
 The actions are those of :mod:`spades_replay.engine.actions`. What the seat to act may do now:
-:func:`legal_bids`, :func:`can_declare_blind_nil`, :func:`exchange_sources`,
-:func:`legal_plays`.
+:func:`legal_bids`, :func:`can_declare_blind_nil`, :func:`exchange_sources` and
+:func:`exchange_limit`, :func:`legal_plays` (and :func:`strict_legal_plays`, OpenSpiel's
+stricter lead).
 
 >>> from spades_replay.engine.cards import DECK, names_of
 >>> state = start_two_player(Rules(), dealer=0, deck=DECK)
@@ -48,18 +49,20 @@ from spades_replay.engine.scoring import BLIND_NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.setup import check_exchange_entries, check_swap, exchange_order, turn_seat
 from spades_replay.engine.tricks import (
-    CLUB_TWO,
     FIRST_SPADE,
     Trick,
     check_first_lead,
     check_play,
+    opening_card,
     opening_leader,
     spades_open,
     trick_winner,
-    two_of_clubs_leads,
 )
 from spades_replay.engine.tricks import (
     legal_plays as playable,
+)
+from spades_replay.engine.tricks import (
+    strict_legal_plays as strict_plays,
 )
 from spades_replay.errors import Code
 
@@ -213,13 +216,25 @@ def legal_plays(state: HandState) -> int:
     """The bitmask of the cards the seat to act may play (0 outside the play)."""
     if state.phase is not Phase.PLAY or state.turn is None:
         return 0
-    if not state.tricks and not state.trick and two_of_clubs_leads(state.variant, state.rules):
-        return 1 << CLUB_TWO
+    if not state.tricks and not state.trick:
+        opening = opening_card(state.variant, state.rules)
+        if opening is not None:
+            return 1 << opening
     return playable(
         state.holdings[state.turn],
         state.led_suit,
         spades_open(state.rules, state.spades_broken),
     )
+
+
+def strict_legal_plays(state: HandState) -> int:
+    """The cards of :func:`legal_plays` that remain where spades never count as broken (the
+    rule of OpenSpiel's ``spades``, :func:`~spades_replay.engine.tricks.strict_legal_plays`):
+    a leader who holds any other suit may not lead a spade."""
+    legal = legal_plays(state)
+    if state.turn is None:
+        return legal
+    return legal & strict_plays(state.holdings[state.turn], state.led_suit)
 
 
 def exchange_sources(state: HandState) -> tuple[int, int]:
@@ -230,6 +245,14 @@ def exchange_sources(state: HandState) -> tuple[int, int]:
     partner = state.variant.partner(seat)
     pool = state.discard if partner is None else state.holdings[partner]
     return state.holdings[seat], pool
+
+
+def exchange_limit(state: HandState) -> int:
+    """The most cards the seat to exchange may put away, taking in as many: the rules'
+    ``blind_nil_exchange``, and no more than she holds or the pool she takes from holds (0
+    outside an exchange)."""
+    give, take = exchange_sources(state)
+    return min(state.rules.blind_nil_exchange, give.bit_count(), take.bit_count())
 
 
 def _refuse(code: Code, message: str, rule: str, seat: Seat | None) -> IllegalActionError:

@@ -63,6 +63,13 @@ def two_of_clubs_leads(variant: Variant, rules: Rules) -> bool:
     return rules.first_lead == TWO_OF_CLUBS and variant.seat_count == 4
 
 
+def opening_card(variant: Variant, rules: Rules) -> Card | None:
+    """The card the first trick of a hand must be led with, or ``None`` when any legal card
+    may lead it: 2C under ``first_lead: two_of_clubs`` (four-player; its holder leads, see
+    :func:`opening_leader`)."""
+    return CLUB_TWO if two_of_clubs_leads(variant, rules) else None
+
+
 def opening_leader(variant: Variant, rules: Rules, dealer: Seat, holdings: Sequence[int]) -> Seat:
     """Who leads the first trick, from the holdings as play begins (after any exchange): the
     holder of 2C under ``first_lead: two_of_clubs`` (four-player), else the second player
@@ -103,6 +110,13 @@ def legal_plays(holding: int, led: Suit | None, spades_broken: bool) -> int:
         return holding & NON_SPADES_MASK
     following = holding & SUIT_MASKS[led]
     return following or holding
+
+
+def strict_legal_plays(holding: int, led: Suit | None) -> int:
+    """The cards of ``holding`` that may be played where spades never count as broken (the
+    rule of OpenSpiel's ``spades``): a spade may be led only by a player who holds nothing but
+    spades; following is as always."""
+    return legal_plays(holding, led, spades_broken=False)
 
 
 def play_violation(holding: int, card: Card, led: Suit | None, spades_broken: bool) -> Code | None:

@@ -37,7 +37,7 @@ from spades_replay.engine.cards import CARD_NAMES, NON_SPADES_MASK, cards_of, su
 from spades_replay.engine.rules import LEFT_OF_DEALER, Rules
 from spades_replay.engine.scoring import BLIND_NIL
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.state import HandState, legal_plays
+from spades_replay.engine.state import HandState, strict_legal_plays
 from spades_replay.errors import RulesError, SpadesReplayError
 from spades_replay.play.recorder import Recorder
 from spades_replay.record import models
@@ -241,17 +241,6 @@ def read_games(text: str) -> Iterator[GameInput]:
         yield GameInput(block_line, tuple(block))
 
 
-def _openspiel_legal(state: HandState) -> int:
-    """The cards OpenSpiel lets the seat to play play now: ours, but a leader who holds any
-    other suit may never lead a spade."""
-    legal = legal_plays(state)
-    if not state.trick and state.turn is not None:
-        holding = state.holdings[state.turn]
-        if holding & NON_SPADES_MASK:
-            legal &= NON_SPADES_MASK
-    return legal
-
-
 def _names(mask: int) -> str:
     return " ".join(CARD_NAMES[card] for card in cards_of(mask))
 
@@ -355,7 +344,7 @@ def from_history(
 
 
 def _check_play(state: HandState, index: int, seat: Seat, card: int) -> None:
-    legal = _openspiel_legal(state)
+    legal = strict_legal_plays(state)
     if legal >> card & 1:
         return
     holding = state.holdings[seat]
@@ -467,7 +456,7 @@ def to_history(game: models.AnyRecord | Replay, hand: int = 1) -> OpenSpielHand:
     steps = played.timeline
     for before, step in itertools.pairwise(steps):
         action = step.action
-        if isinstance(action, PlayCard) and not _openspiel_legal(before.state) >> action.card & 1:
+        if isinstance(action, PlayCard) and not strict_legal_plays(before.state) >> action.card & 1:
             trick = len(before.state.tricks) + 1
             holding = before.state.holdings[action.seat]
             others = _names(holding & NON_SPADES_MASK)

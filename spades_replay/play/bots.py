@@ -28,6 +28,7 @@ from spades_replay.engine.state import (
     HandState,
     Phase,
     can_declare_blind_nil,
+    exchange_limit,
     exchange_sources,
     legal_bids,
     legal_plays,
@@ -67,7 +68,7 @@ class RandomBot:
             return Draw(seat, rng.random() < 0.5)
         if state.phase is Phase.EXCHANGE:
             give, take = exchange_sources(state)
-            size = rng.randint(0, min(state.rules.blind_nil_exchange, 13))
+            size = rng.randint(0, exchange_limit(state))
             return Exchange(
                 seat,
                 tuple(sorted(rng.sample(cards_of(give), size))),
@@ -206,13 +207,12 @@ class HeuristicBot:
 
     def _exchange(self, state: HandState, seat: Seat) -> Exchange:
         give, take = exchange_sources(state)
-        size = min(state.rules.blind_nil_exchange, 13)
+        size = exchange_limit(state)
         # give away the most dangerous cards: high spades first, then high cards
         danger = sorted(
             cards_of(give), key=lambda c: (suit_of(c) == SPADES, rank_of(c)), reverse=True
         )
         safe = sorted(cards_of(take), key=lambda c: (suit_of(c) == SPADES, rank_of(c)))
-        size = min(size, len(danger), len(safe))
         return Exchange(seat, tuple(sorted(danger[:size])), tuple(sorted(safe[:size])))
 
     def _bid(self, state: HandState, seat: Seat, rng: random.Random) -> PlaceBid:

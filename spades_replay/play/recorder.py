@@ -46,6 +46,7 @@ from spades_replay.engine.state import (
     Phase,
     apply,
     can_declare_blind_nil,
+    exchange_limit,
     exchange_sources,
     legal_bids,
     legal_plays,
@@ -236,7 +237,7 @@ class Recorder:
         return (
             card_names(cards_of(give)),
             card_names(cards_of(take)),
-            self.rules.blind_nil_exchange,
+            exchange_limit(self.state),
         )
 
     def holding(self, seat: Seat) -> tuple[str, ...]:

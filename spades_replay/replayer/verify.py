@@ -66,7 +66,7 @@ from spades_replay.engine.cards import FULL_DECK_MASK, NON_SPADES_MASK, SUIT_MAS
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, SideScore, end_reason, score_side
 from spades_replay.engine.seats import Seat, Side, Variant
-from spades_replay.engine.tricks import opening_leader, two_of_clubs_leads
+from spades_replay.engine.tricks import opening_card, opening_leader, spades_open
 from spades_replay.record import models
 
 __all__ = [
@@ -496,10 +496,11 @@ def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigure
     two = isinstance(record, models.TwoPlayerRecord)
     variant = Variant.TWO_PLAYER if two else Variant.FOUR_PLAYER
     free = rules_are_free(rules)
-    clubs_lead = two_of_clubs_leads(variant, rules)
+    opening = opening_card(variant, rules)
+    opening_name = None if opening is None else CARD_NAMES[opening]
     count = 2 if two else 4
     limit = rules.blind_nil_exchange
-    broken = not rules.spades_must_be_broken
+    broken = spades_open(rules, spades_broken=False)
     target = rules.target_score
     lose = rules.lose_score
     if lose is None:
@@ -547,8 +548,8 @@ def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigure
                 return None
             if hand.exchanges and not _exchange4(hand, bids, holdings, limit):
                 return None
-            if clubs_lead:
-                if plays[0] != "2C":
+            if opening_name is not None:
+                if plays[0] != opening_name:
                     return None
                 leader = opening_leader(variant, rules, dealer, holdings)
             else:

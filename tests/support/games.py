@@ -1,0 +1,70 @@
+"""Games for the differential tests: house rules drawn at random over every option of format
+1.1, and games simulated under them."""
+
+from __future__ import annotations
+
+import random
+
+from spades_replay.engine.rules import Rules
+from spades_replay.engine.seats import Variant
+from spades_replay.play.bots import RandomBot
+from spades_replay.play.simulate import simulate_game
+from spades_replay.record import models
+
+OPTIONS_11 = (
+    "nil_allowed",
+    "blind_nil_allowed",
+    "blind_nil_min_deficit",
+    "min_team_bid",
+    "first_lead",
+    "spades_must_be_broken",
+    "double_contract_from",
+)
+"""The options format 1.1 added."""
+PLAY_OPTIONS = ("first_lead", "spades_must_be_broken")
+"""The options of format 1.1 that shape the card play (the others judge bids or score)."""
+
+
+def random_rules(rng: random.Random) -> Rules:
+    """House rules drawn at random, every option of format 1.1 (a low target keeps the games
+    short)."""
+    target = rng.choice([100, 200, 300, 500])
+    return Rules(
+        target_score=target,
+        bag_limit=rng.choice([3, 5, 10]),
+        bag_penalty=rng.choice([0, 50, 100]),
+        nil_bonus=rng.choice([0, 50, 100]),
+        blind_nil_bonus=rng.choice([100, 200]),
+        blind_nil_exchange=rng.choice([0, 1, 2, 3, 13]),
+        failed_nil_tricks_count_as_bags=rng.random() < 0.5,
+        failed_nil_tricks_help_partner=rng.random() < 0.5,
+        lose_score=rng.choice([None, -100, -200]),
+        nil_allowed=rng.random() < 0.7,
+        blind_nil_allowed=rng.random() < 0.7,
+        blind_nil_min_deficit=rng.choice([None, None, 0, 50, 100]),
+        min_team_bid=rng.choice([0, 0, 2, 4, 9]),
+        first_lead=rng.choice(["left_of_dealer", "two_of_clubs"]),
+        spades_must_be_broken=rng.random() < 0.7,
+        double_contract_from=rng.choice([None, None, 5, 10]),
+    )
+
+
+def simulated(
+    variant: Variant, count: int, seed: int, max_hands: int = 12
+) -> list[models.AnyRecord]:
+    """Games under random house rules, half of them between random players (who bid Nil
+    and Blind Nil and exchange more often than the heuristic ones)."""
+    rng = random.Random(seed)
+    records = []
+    for index in range(count):
+        bots = [RandomBot(0.2) for _ in range(variant.seat_count)] if index % 2 else None
+        records.append(
+            simulate_game(
+                variant,
+                seed=rng.randrange(2**32),
+                rules=random_rules(rng),
+                bots=bots,
+                max_hands=max_hands,
+            )
+        )
+    return records
