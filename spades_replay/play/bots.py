@@ -16,7 +16,6 @@ from spades_replay.engine.cards import (
     CLUBS,
     DIAMONDS,
     HEARTS,
-    NON_SPADES_MASK,
     SPADES,
     cards_of,
     rank_of,
@@ -32,6 +31,7 @@ from spades_replay.engine.state import (
     exchange_sources,
     legal_bids,
     legal_plays,
+    strict_legal_plays,
 )
 from spades_replay.engine.tricks import beats, trick_winner
 
@@ -158,10 +158,7 @@ class OpenSpielBot:
             bids = [bid for bid in legal_bids(state) if bid != BLIND_NIL]
             low = [bid for bid in bids if bid <= 4] or [min(bids)]
             return PlaceBid(seat, rng.choice(low))
-        legal = legal_plays(state)
-        if not state.trick and state.holdings[seat] & NON_SPADES_MASK:
-            legal &= NON_SPADES_MASK
-        return PlayCard(seat, rng.choice(cards_of(legal)))
+        return PlayCard(seat, rng.choice(cards_of(strict_legal_plays(state))))
 
 
 class HeuristicBot:
