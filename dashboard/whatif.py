@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import polars as pl
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
-from spades_replay.engine.rules import Rules, RuleValue
+from spades_replay.engine.rules import OPTION, SCORING_OPTIONS, Option, Rules, RuleValue
 from spades_replay.replayer.rescore import PARTS, Outcome, Rescore, RescoreError, rescore
 from spades_replay.text import score_line
 
@@ -22,11 +23,10 @@ PART_LABELS = {
     "penalty_points": "bag penalties",
     "points": "total",
 }
-MERCY_DEFAULT = -200
-"""The lose score offered when the game had no mercy rule."""
-DOUBLE_DEFAULT = 10
-"""The doubled-contract threshold offered when the game had none."""
 PERCENT = st.column_config.NumberColumn(format="percent")
+SCORING_ROWS = tuple(OPTION[name] for name in SCORING_OPTIONS)
+"""The options a what-if may change, each with its widget, in the option table's order."""
+COLUMNS = 3
 
 
 def page() -> StreamlitPage:
@@ -35,73 +35,45 @@ def page() -> StreamlitPage:
 
 
 def options(rules: Rules, suffix: str) -> dict[str, RuleValue]:
-    """The widgets of the nine scoring options, starting from ``rules`` (their keys end in
-    ``suffix``, so that each game starts from its own rules); every option's value."""
+    """A widget for each scoring option of the option table, starting from ``rules`` (their
+    keys end in ``suffix``, so that each game starts from its own rules); every option's
+    value."""
     key = f"whatif|{suffix}|"
     with st.container(border=True):
         st.markdown("**Scoring options** (the others shaped what was legal and stay as played)")
-        left, middle, right = st.columns(3)
-        target = left.number_input(
-            "Target score", 1, 100_000, rules.target_score, step=50, key=key + "target_score"
+        columns = st.columns(COLUMNS)
+        per_column = -(-len(SCORING_ROWS) // COLUMNS)
+        return {
+            row.name: option_widget(
+                columns[number // per_column], row, getattr(rules, row.name), key + row.name
+            )
+            for number, row in enumerate(SCORING_ROWS)
+        }
+
+
+def option_widget(place: DeltaGenerator, row: Option, value: RuleValue, key: str) -> RuleValue:
+    """The widget of one option in ``place`` (a column), as the option table describes it:
+    a toggle, a choice of words, or a number (turned on and off by a checkbox when the
+    option may be null); the value chosen."""
+    label = row.title
+    if len(row.variants) == 1:
+        label += f" ({row.variants[0].value})"
+    if row.kind == "bool":
+        return bool(place.toggle(label, bool(value), key=key, help=row.text))
+    if row.kind == "word":
+        return str(
+            place.selectbox(
+                label, row.choices, row.choices.index(str(value)), key=key, help=row.text
+            )
         )
-        mercy = middle.checkbox(
-            "Mercy rule: a side at the lose score loses",
-            rules.lose_score is not None,
-            key=key + "mercy",
-        )
-        lose = middle.number_input(
-            "Lose score",
-            -100_000,
-            100_000,
-            rules.lose_score if rules.lose_score is not None else MERCY_DEFAULT,
-            step=50,
-            disabled=not mercy,
-            key=key + "lose_score",
-        )
-        double = right.checkbox(
-            "Doubled contracts: 20 a trick from",
-            rules.double_contract_from is not None,
-            key=key + "double",
-        )
-        double_from = right.number_input(
-            "Contract of at least (tricks)",
-            1,
-            13,
-            rules.double_contract_from or DOUBLE_DEFAULT,
-            disabled=not double,
-            key=key + "double_contract_from",
-        )
-        bag_limit = left.number_input("Bag limit", 1, 1_000, rules.bag_limit, key=key + "bag_limit")
-        bag_penalty = left.number_input(
-            "Bag penalty", 0, 100_000, rules.bag_penalty, step=10, key=key + "bag_penalty"
-        )
-        nil_bonus = middle.number_input(
-            "Nil bonus", 0, 100_000, rules.nil_bonus, step=10, key=key + "nil_bonus"
-        )
-        blind_bonus = middle.number_input(
-            "Blind Nil bonus", 0, 100_000, rules.blind_nil_bonus, step=10, key=key + "blind"
-        )
-        as_bags = right.toggle(
-            "A failed Nil's tricks count as bags",
-            rules.failed_nil_tricks_count_as_bags,
-            key=key + "as_bags",
-        )
-        help_partner = right.toggle(
-            "A failed Nil's tricks help her partner (four-player)",
-            rules.failed_nil_tricks_help_partner,
-            key=key + "help_partner",
-        )
-    return {
-        "target_score": int(target),
-        "lose_score": int(lose) if mercy else None,
-        "bag_limit": int(bag_limit),
-        "bag_penalty": int(bag_penalty),
-        "nil_bonus": int(nil_bonus),
-        "blind_nil_bonus": int(blind_bonus),
-        "failed_nil_tricks_count_as_bags": bool(as_bags),
-        "failed_nil_tricks_help_partner": bool(help_partner),
-        "double_contract_from": int(double_from) if double else None,
-    }
+    on = value is not None
+    if row.optional:
+        on = place.checkbox(row.switch, on, key=key + "|on")
+    start = value if isinstance(value, int) else row.offered
+    number = place.number_input(
+        label, row.low, row.high, start, step=row.step, disabled=not on, key=key, help=row.text
+    )
+    return int(number) if on and number is not None else None
 
 
 def changes_of(rules: Rules, chosen: dict[str, RuleValue]) -> dict[str, RuleValue]:

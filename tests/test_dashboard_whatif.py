@@ -13,6 +13,7 @@ from spades_replay.dashboard import figures
 from streamlit.testing.v1 import AppTest
 
 import spades_replay
+from spades_replay.engine.rules import OPTION, SCORING_OPTIONS
 from spades_replay.plumbing.corpus import Task, expand, is_corpus, read_task
 from spades_replay.replayer.rescore import CorpusRescore, rescore
 from spades_replay.replayer.validate import check_bytes
@@ -178,3 +179,39 @@ def test_the_win_rate_figure_pairs_each_player_before_and_after() -> None:
     assert list(after.text) == [f"{row['wins_after']}/{row['games']}" for row in rows]
     same = frame.with_columns(pl.lit("Drew").alias("player"))
     assert len(set(figures.whatif_win_rates(same).data[0].y)) == frame.height
+
+
+def test_every_scoring_option_of_the_table_has_its_widget(whatif: AppTest) -> None:
+    """The widgets are built from the option table: one per scoring option, labelled with its
+    title, starting from the game's own value."""
+    widgets = [*whatif.number_input, *whatif.toggle, *whatif.selectbox]
+    keyed = {
+        widget.key.rsplit("|", 1)[-1]: widget
+        for widget in widgets
+        if widget.key and widget.key.startswith("whatif|")
+    }
+    assert set(keyed) == set(SCORING_OPTIONS)
+    rules = spades_replay.load(MERCY).rules
+    for name in SCORING_OPTIONS:
+        assert keyed[name].label.startswith(OPTION[name].title)
+        if getattr(rules, name) is not None:
+            assert keyed[name].value == getattr(rules, name)
+    assert keyed["failed_nil_tricks_help_partner"].label.endswith("(four-player)")
+
+
+def test_an_option_of_words_gets_a_choice() -> None:
+    def script() -> None:
+        import dataclasses
+
+        import streamlit as st
+        from spades_replay.dashboard.whatif import option_widget
+
+        from spades_replay.engine.rules import OPTION, Effect
+
+        row = dataclasses.replace(OPTION["first_lead"], effect=Effect.SCORES)
+        st.write(option_widget(st.container(), row, "two_of_clubs", "lead"))
+
+    at = AppTest.from_function(script).run()
+    assert at.selectbox(key="lead").options == ["left_of_dealer", "two_of_clubs"]
+    assert at.selectbox(key="lead").value == "two_of_clubs"
+    assert at.selectbox(key="lead").label == "First lead (four-player)"

@@ -335,7 +335,7 @@ def test_simulate_accepts_every_option(tmp_path: Path) -> None:
     [
         ("first_lead=dealer", "first_lead"),
         ("min_team_bid=14", "min_team_bid"),
-        ("nil_allowed=maybe", "not a whole number, true, false or null"),
+        ("nil_allowed=maybe", "'nil_allowed' must be true or false, got 'maybe'"),
         ("blind_nil_min_deficit=-5", "blind_nil_min_deficit"),
     ],
 )

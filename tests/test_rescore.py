@@ -109,11 +109,14 @@ def test_every_option_that_shaped_legality_is_refused(name: str) -> None:
 @pytest.mark.parametrize(
     ("options", "words"),
     [
-        ({"target_scor": 300}, "unknown rules option 'target_scor'"),
-        ({"target_score": 0}, "bad value for target_score"),
-        ({"target_score": "300"}, "bad value for target_score"),
+        ({"target_scor": 300}, "'target_scor' is not an option (did you mean 'target_score'?)"),
+        ({"target_score": 0}, "'target_score' must be at least 1, got 0"),
+        (
+            {"target_score": "300"},
+            "'target_score' must be a whole number from 1 to 100000, got '300'",
+        ),
         ({"lose_score": 600}, "lose_score (600) must be below target_score (500)"),
-        ({"double_contract_from": 14}, "bad value for double_contract_from"),
+        ({"double_contract_from": 14}, "'double_contract_from' must be at most 13, got 14"),
     ],
 )
 def test_bad_values_are_refused(options: dict[str, object], words: str) -> None:

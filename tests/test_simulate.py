@@ -114,9 +114,9 @@ def test_simulate_into_a_directory_with_jobs(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        (["--rule", "target=3"], "unknown rule 'target'"),
+        (["--rule", "target=3"], "'target' is not an option (did you mean 'target_score'?)"),
         (["--rule", "target_score"], "takes KEY=VALUE"),
-        (["--rule", "target_score=high"], "not a whole number"),
+        (["--rule", "target_score=high"], "must be a whole number from 1 to 100000, got 'high'"),
         (["--rule", "lose_score=900"], "must be below target_score"),
         (["--rule", "bag_limit=0"], "bag_limit"),
         (["--games", "-1"], "--games must be 0 or more"),

@@ -14,7 +14,7 @@ from typing import TextIO
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from spades_replay.engine.rules import RuleValue
+from spades_replay.engine.rules import OPTION, RuleValue, not_an_option
 from spades_replay.errors import InputError, Problem
 from spades_replay.plumbing.atomic import write_bytes_atomic
 from spades_replay.plumbing.corpus import STDIN, STDIN_NAME, Source, Task, is_corpus, read_task
@@ -37,31 +37,38 @@ class UsageError(Exception):
     """A command was asked for something it cannot do: reported, exit code 2."""
 
 
-WORD_OPTIONS = frozenset({"first_lead"})
-"""Options whose value is a word, not a number or true/false/null."""
+NULL_WORDS = ("null", "none")
+"""How ``--rule`` says an optional option is off."""
 
 
 def rule_setting(setting: str) -> tuple[str, RuleValue]:
-    """A ``--rule KEY=VALUE`` setting as the option's name and value: a whole number, true,
-    false or null, or for an option that takes a word (``first_lead``) the word itself. Which
-    options a command accepts, and their ranges, are the command's to check."""
-    key, sep, text = setting.partition("=")
+    """A ``--rule KEY=VALUE`` setting as the option's name and value, read as the option
+    table says the option is written (a whole number, true or false, one of its words; null
+    for an optional one) and checked against its range. A misspelt name is named as such,
+    with the option it looks like. Which options a command accepts is the command's to check.
+
+    >>> rule_setting("bag_limit=7"), rule_setting("lose_score=null")
+    (('bag_limit', 7), ('lose_score', None))
+    """
+    name, sep, text = setting.partition("=")
     if not sep:
         raise UsageError(f"--rule takes KEY=VALUE, got {setting!r}")
-    key = key.strip()
-    lowered = text.strip().lower()
-    if key in WORD_OPTIONS:
-        return key, None if lowered in ("null", "none") else text.strip()
-    if lowered in ("true", "false"):
-        return key, lowered == "true"
-    if lowered in ("null", "none"):
-        return key, None
-    try:
-        return key, int(text)
-    except ValueError:
-        raise UsageError(
-            f"--rule {key}: {text!r} is not a whole number, true, false or null"
-        ) from None
+    name, text = name.strip(), text.strip()
+    row = OPTION.get(name)
+    if row is None:
+        raise UsageError(f"--rule {setting}: {not_an_option(name)}")
+    value: RuleValue = text
+    if text.lower() in NULL_WORDS:
+        value = None
+    elif row.kind == "bool" and text.lower() in ("true", "false"):
+        value = text.lower() == "true"
+    elif row.kind == "int":
+        with contextlib.suppress(ValueError):
+            value = int(text)
+    problem = row.problem(value)
+    if problem is not None:
+        raise UsageError(f"--rule {setting}: {problem}")
+    return name, value
 
 
 def console_for(stream: TextIO) -> Console:

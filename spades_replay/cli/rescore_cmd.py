@@ -40,13 +40,14 @@ from spades_replay.cli.common import (
     write_output,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.engine.rules import RuleValue
+from spades_replay.engine.rules import OPTION, SCORING_OPTIONS, RuleValue
 from spades_replay.replayer.rescore import (
     PARTS,
     CorpusRescore,
     Outcome,
     Rescore,
     RescoreError,
+    check_option_names,
     check_options,
     rescore,
 )
@@ -77,13 +78,11 @@ def register(commands: Any) -> None:
         help="what-if: score the games again under other scoring options",
         description=(
             "Score every valid game under the paths again with some scoring options changed "
-            "(target_score, lose_score, bag_limit, bag_penalty, nil_bonus, blind_nil_bonus, "
-            "failed_nil_tricks_count_as_bags, failed_nil_tricks_help_partner, "
-            "double_contract_from); the other options shaped what was legal and cannot "
-            "change. Per game: final scores and winner as played and rescored, the hand where "
-            "the game now ends, each side's points by part. For all the games: how many change "
-            "winner, the mean and spread of each side's score change, and each player's wins "
-            "before and after. Invalid records are reported and left out."
+            f"({', '.join(SCORING_OPTIONS)}); the other options shaped what was legal and "
+            "cannot change. Per game: final scores and winner as played and rescored, the hand "
+            "where the game now ends, each side's points by part. For all the games: how many "
+            "change winner, the mean and spread of each side's score change, and each player's "
+            "wins before and after. Invalid records are reported and left out."
         ),
         epilog="Exit codes: 0 every record rescored, 1 some records invalid (left out; the "
         "rest are still rescored), 2 usage error (such as a non-scoring option) or I/O error.",
@@ -120,10 +119,13 @@ def parse_options(settings: list[str]) -> dict[str, RuleValue]:
     """The scoring options that ``KEY=VALUE`` settings ask for; a usage error for a malformed
     setting, an unknown option, one that is not a scoring option, or a value out of range."""
     options: dict[str, RuleValue] = {}
-    for setting in settings:
-        key, value = rule_setting(setting)
-        options[key] = value
     try:
+        for setting in settings:
+            name = setting.partition("=")[0].strip()
+            if name in OPTION:  # a shaping option is refused as such, whatever its value
+                check_option_names([name])
+            key, value = rule_setting(setting)
+            options[key] = value
         check_options(options)
     except RescoreError as error:
         raise UsageError(str(error)) from None

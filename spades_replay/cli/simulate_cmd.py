@@ -6,7 +6,6 @@ import argparse
 import sys
 from typing import Any
 
-from pydantic import ValidationError
 from rich.text import Text
 
 from spades_replay.cli.common import (
@@ -20,12 +19,10 @@ from spades_replay.cli.common import (
     workers_of,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.engine.rules import PRESETS, RuleValue
+from spades_replay.engine.rules import PRESETS, Rules, options_problem
 from spades_replay.engine.seats import Variant
 from spades_replay.interop.openspiel import Settings, UnsupportedError, check_rules
 from spades_replay.play.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, Tally, write_corpus
-from spades_replay.record.models import Rules as RulesModel
-from spades_replay.replayer.convert import RULE_FIELDS, rules_of
 from spades_replay.text import option_value, safe
 
 
@@ -85,23 +82,14 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def parse_rules(preset: str, settings: list[str]) -> dict[str, RuleValue]:
-    """The rules options from a preset and ``KEY=VALUE`` settings, checked by the format."""
-    rules = PRESETS[preset]
-    options: dict[str, RuleValue] = {name: getattr(rules, name) for name in RULE_FIELDS}
-    for setting in settings:
-        key, value = rule_setting(setting)
-        if key not in options:
-            raise UsageError(f"unknown rule {key!r}; the options are {', '.join(options)}")
-        options[key] = value
-    try:
-        RulesModel.model_validate(options)
-    except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        message = str(first["msg"]).removeprefix("Value error, ")
-        raise UsageError(f"bad rules: {where + ': ' if where else ''}{message}") from None
-    return options
+def parse_rules(preset: str, settings: list[str]) -> Rules:
+    """The rules of a preset with ``KEY=VALUE`` settings applied (:func:`rule_setting`); a
+    usage error when they do not go together (``lose_score`` not below ``target_score``)."""
+    rules = PRESETS[preset].replace(**dict(map(rule_setting, settings)))
+    problem = options_problem(rules.as_dict())
+    if problem is not None:
+        raise UsageError(f"the rules do not go together: {problem}")
+    return rules
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -110,20 +98,19 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--games must be 0 or more")
     if arguments.max_hands < 1:
         raise UsageError("--max-hands must be at least 1")
+    settings = arguments.rule
     if arguments.bot == "openspiel":
         if arguments.variant != Variant.FOUR_PLAYER.value:
             raise UsageError("--bot openspiel plays four-player games: OpenSpiel has no other")
         # OpenSpiel's rules and thresholds first, so that --rule may change what ends the game
         rules = Settings().rules().as_dict()
         openspiel = [f"{option}={option_value(value)}" for option, value in rules.items()]
-        options = parse_rules(arguments.preset, [*openspiel, *arguments.rule])
-    else:
-        options = parse_rules(arguments.preset, arguments.rule)
+        settings = [*openspiel, *arguments.rule]
     spec = CorpusSpec(
         Variant(arguments.variant),
         arguments.games,
         arguments.seed,
-        rules_of(RulesModel.model_validate(options)),
+        parse_rules(arguments.preset, settings),
         arguments.bot,
         arguments.max_hands,
     )

@@ -8,6 +8,10 @@ A record keeps the version it was read with. Format 1.1 adds seven options to ``
 (:data:`OPTIONS_1_1`); in a ``"1.0"`` record they are a format error, and reading fills in their
 defaults, which are the 1.0 rules. A ``"1.0"`` record is written back without them.
 
+The options of ``rules`` are not listed here: each is declared once, in the engine's option
+table (:data:`spades_replay.engine.rules.OPTIONS`, pure data), and :data:`Rules` has a field
+for each row, with its type, range and default.
+
 This module knows the format, not the rules: it checks shapes, types and ranges; whether the
 actions are legal is for :mod:`spades_replay.engine`.
 """
@@ -15,7 +19,7 @@ actions are legal is for :mod:`spades_replay.engine`.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal, final
+from typing import TYPE_CHECKING, Annotated, Any, Literal, final
 
 from pydantic import (
     AfterValidator,
@@ -27,11 +31,13 @@ from pydantic import (
     Strict,
     TypeAdapter,
     ValidationInfo,
+    create_model,
     field_validator,
     model_serializer,
 )
 from pydantic_core import PydanticCustomError
 
+from spades_replay.engine.rules import OPTION, OPTIONS, Option, RuleValue, lose_score_problem
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 
 FORMAT_NAME = "spades-replay"
@@ -45,7 +51,6 @@ EXTENSION_PATTERN = r"^x-"
 RANK_LETTERS = "23456789TJQKA"
 SUIT_LETTERS = "CDHS"
 
-StrictInt = Annotated[int, Strict()]
 StrictBool = Annotated[bool, Strict()]
 ExtensionKey = Annotated[str, Field(pattern=EXTENSION_PATTERN, max_length=200)]
 
@@ -188,52 +193,71 @@ def _empty(value: object) -> bool:
     return not value
 
 
-class Rules(Model):
-    """The house-rule options of RULES.md; absent options take their defaults."""
-
-    target_score: Annotated[int, Strict(), Field(ge=1, le=100_000)] = 500
-    bag_limit: Annotated[int, Strict(), Field(ge=1, le=1_000)] = 10
-    bag_penalty: Annotated[int, Strict(), Field(ge=0, le=100_000)] = 100
-    nil_bonus: Annotated[int, Strict(), Field(ge=0, le=100_000)] = 100
-    blind_nil_bonus: Annotated[int, Strict(), Field(ge=0, le=100_000)] = 200
-    blind_nil_exchange: Annotated[int, Strict(), Field(ge=0, le=13)] = 3
-    failed_nil_tricks_count_as_bags: StrictBool = True
-    failed_nil_tricks_help_partner: StrictBool = False
-    lose_score: Annotated[int, Strict(), Field(ge=-100_000, le=100_000)] | None = None
-    nil_allowed: StrictBool = True
-    blind_nil_allowed: StrictBool = True
-    blind_nil_min_deficit: Annotated[int, Strict(), Field(ge=0, le=100_000)] | None = None
-    min_team_bid: Annotated[int, Strict(), Field(ge=0, le=13)] = 0
-    first_lead: Literal["left_of_dealer", "two_of_clubs"] = "left_of_dealer"
-    spades_must_be_broken: StrictBool = True
-    double_contract_from: Annotated[int, Strict(), Field(ge=1, le=13)] | None = None
-
-    @field_validator("lose_score")
-    @classmethod
-    def _lose_below_target(cls, value: int | None, info: ValidationInfo) -> int | None:
-        target = info.data.get("target_score")
-        if value is not None and isinstance(target, int) and value >= target:
-            raise ValueError(f"lose_score ({value}) must be below target_score ({target})")
-        return value
+def _annotation(row: Option) -> Any:
+    """The type a record's ``rules`` object takes for one option of the table."""
+    annotation: Any
+    if row.kind == "bool":
+        annotation = StrictBool
+    elif row.kind == "word":
+        annotation = Literal[row.choices]
+    else:
+        annotation = Annotated[int, Strict(), Field(ge=row.low, le=row.high)]
+    return annotation | None if row.optional else annotation
 
 
-OPTIONS_1_1 = (
-    "nil_allowed",
-    "blind_nil_allowed",
-    "blind_nil_min_deficit",
-    "min_team_bid",
-    "first_lead",
-    "spades_must_be_broken",
-    "double_contract_from",
-)
+def _lose_below_target(value: int | None, info: ValidationInfo) -> int | None:
+    problem = lose_score_problem(info.data.get("target_score"), value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+def _rules_model() -> type[Model]:
+    """The model of a record's ``rules`` object: a field for each option of the table
+    (:data:`~spades_replay.engine.rules.OPTIONS`), in its order, with its default."""
+    fields: dict[str, Any] = {row.name: (_annotation(row), row.default) for row in OPTIONS}
+    return create_model(
+        "Rules",
+        __base__=Model,
+        __doc__="The house-rule options of RULES.md; absent options take their defaults.",
+        __module__=__name__,
+        __validators__={"_lose_below_target": field_validator("lose_score")(_lose_below_target)},
+        **fields,
+    )
+
+
+if TYPE_CHECKING:
+
+    class Rules(Model):
+        """The house-rule options: a field for each option of the table."""
+
+        def __getattr__(self, name: str) -> RuleValue: ...
+
+else:
+    Rules = _rules_model()
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(map(int, version.split(".")))
+
+
+NEWER_OPTIONS: dict[str, tuple[str, ...]] = {
+    version: tuple(row.name for row in OPTIONS if _version_key(row.since) > _version_key(version))
+    for version in VERSIONS
+}
+"""For each version, the options added after it (in the table's order): a record of that
+version may not hold them."""
+OPTIONS_1_1 = NEWER_OPTIONS["1.0"]
 """The options format 1.1 added to ``rules``; a ``"1.0"`` record may not hold them."""
 
 
-def options_off_default(rules: Rules) -> tuple[str, ...]:
-    """The 1.1 options of ``rules`` that differ from their defaults (the 1.0 rules): what a
-    record would lose if written as format 1.0."""
-    fields = Rules.model_fields
-    return tuple(name for name in OPTIONS_1_1 if getattr(rules, name) != fields[name].default)
+def options_off_default(rules: Rules, version: str = "1.0") -> tuple[str, ...]:
+    """The options of ``rules`` that format ``version`` lacks and that differ from their
+    defaults (the meaning of their absence): what a record would lose if written as
+    ``version``."""
+    return tuple(
+        name for name in NEWER_OPTIONS[version] if getattr(rules, name) != OPTION[name].default
+    )
 
 
 class Player(Model):
@@ -342,27 +366,31 @@ class RecordBase(Model):
     @field_validator("rules")
     @classmethod
     def _options_of_the_version(cls, value: Rules, info: ValidationInfo) -> Rules:
-        """A ``"1.0"`` record's rules hold only the options of format 1.0."""
-        if info.data.get("version") == "1.0":
-            newer = [name for name in OPTIONS_1_1 if name in value.model_fields_set]
-            if newer:
-                raise PydanticCustomError(
-                    "option_version",
-                    "'{option}' is a format 1.1 option, not allowed in a version 1.0 record"
-                    " (set 'version' to '1.1', or run spades-replay migrate)",
-                    {"option": newer[0]},
-                )
+        """A record's rules hold only the options of its version (a ``"1.0"`` record none
+        of the 1.1 options)."""
+        version = info.data.get("version")
+        newer = [
+            name for name in NEWER_OPTIONS.get(str(version), ()) if name in value.model_fields_set
+        ]
+        if newer:
+            since = OPTION[newer[0]].since
+            raise PydanticCustomError(
+                "option_version",
+                "'{option}' is a format {since} option, not allowed in a version {version}"
+                " record (set 'version' to '{since}', or run spades-replay migrate)",
+                {"option": newer[0], "since": since, "version": version},
+            )
         return value
 
     @model_serializer(mode="wrap")
     def _canonical(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Keys in the order of FORMAT-v1.md, then extensions; ``meta`` sorted by key. A
-        ``"1.0"`` record's rules leave out the 1.1 options (they hold their defaults)."""
+        record's rules leave out the options newer than its version (they hold their
+        defaults)."""
         data: dict[str, Any] = handler(self)
-        if data.get("version") == "1.0" and isinstance(data.get("rules"), dict):
-            data["rules"] = {
-                key: value for key, value in data["rules"].items() if key not in OPTIONS_1_1
-            }
+        newer = NEWER_OPTIONS.get(str(data.get("version")), ())
+        if newer and isinstance(data.get("rules"), dict):
+            data["rules"] = {key: value for key, value in data["rules"].items() if key not in newer}
         ordered = {key: data[key] for key in KEY_ORDER if key in data}
         if "meta" in ordered:
             ordered["meta"] = dict(sorted(ordered["meta"].items()))

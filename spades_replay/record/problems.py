@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
+from spades_replay.engine.rules import OPTION, not_an_option
 from spades_replay.errors import Code, Problem
 from spades_replay.record.models import EXTENSION_PATTERN
 
@@ -33,6 +34,13 @@ _TYPE_NAMES = {
     "none_required": "null",
 }
 _QUOTE_LIMIT = 60
+_OPTION_CODES = {
+    **dict.fromkeys(_TYPE_NAMES, Code.FORMAT_TYPE),
+    **dict.fromkeys(
+        ("greater_than_equal", "less_than_equal", "greater_than", "less_than"), Code.FORMAT_RANGE
+    ),
+}
+"""The code of a bad option value, by pydantic's kind of error (else ``format.value``)."""
 
 
 def json_pointer(path: Iterable[str | int]) -> str:
@@ -138,10 +146,20 @@ def _describe(
     if kind == "number":  # the message already names the number (it may sit deep inside)
         return Code.FORMAT_VALUE, f"{name}: {msg}"
     if kind == "string_pattern_mismatch" and ctx.get("pattern") == EXTENSION_PATTERN:
+        if list(path[:-1]) == ["rules"]:
+            return (
+                Code.FORMAT_UNKNOWN_KEY,
+                f"{not_an_option(str(value))}; only keys beginning with 'x-' may be added",
+            )
         return (
             Code.FORMAT_UNKNOWN_KEY,
             f"unknown key {quote(value)} (only keys beginning with 'x-' may be added)",
         )
+    option = OPTION.get(str(field)) if len(path) == 2 and path[0] == "rules" else None
+    if option is not None:  # the option table says what the option takes, in its own words
+        problem = option.problem(value)
+        if problem is not None:
+            return _OPTION_CODES.get(kind, Code.FORMAT_VALUE), problem
     if kind in ("union_tag_not_found", "union_tag_invalid"):
         found = "missing" if kind == "union_tag_not_found" else f"{quote(ctx.get('tag'))}"
         return (

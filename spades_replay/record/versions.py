@@ -16,26 +16,26 @@ True
 
 from __future__ import annotations
 
+from spades_replay.engine.rules import OPTION
 from spades_replay.errors import Code, FormatError, Problem
 from spades_replay.record.models import VERSIONS, AnyRecord, Rules, options_off_default
 from spades_replay.record.problems import quote
 
 
 def downgrade_problem(rules: Rules, version: str) -> Problem | None:
-    """Why a record with ``rules`` cannot be written as ``version``, or None when it can."""
-    if version != "1.0":
-        return None
-    lost = options_off_default(rules)
+    """Why a record with ``rules`` cannot be written as ``version``, or None when it can: an
+    option newer than ``version`` (the option table says which) away from its default."""
+    lost = options_off_default(rules, version)
     if not lost:
         return None
-    option = lost[0]
-    others = f" (and {len(lost) - 1} more 1.1 option(s))" if len(lost) > 1 else ""
+    option = OPTION[lost[0]]
+    others = f" (and {len(lost) - 1} more {option.since} option(s))" if len(lost) > 1 else ""
     return Problem(
         Code.MIGRATE_OPTION_LOST,
-        f"cannot write format 1.0: '{option}' is {quote(getattr(rules, option))}{others}, "
-        "and format 1.0 has no such option (it always means the default, "
-        f"{quote(Rules.model_fields[option].default)})",
-        f"/rules/{option}",
+        f"cannot write format {version}: '{option.name}' is {quote(getattr(rules, option.name))}"
+        f"{others}, and format {version} has no such option (it always means the default, "
+        f"{quote(option.default)})",
+        f"/rules/{option.name}",
     )
 
 

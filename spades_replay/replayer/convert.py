@@ -12,13 +12,13 @@ from collections.abc import Iterable
 from spades_replay.engine.actions import Exchange
 from spades_replay.engine.cards import CARD_BY_NAME, CARD_NAMES, Card
 from spades_replay.engine.game import HandActions
-from spades_replay.engine.rules import Rules
+from spades_replay.engine.rules import OPTION, Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid
 from spades_replay.engine.seats import Variant
 from spades_replay.record import models
 
-RULE_FIELDS = tuple(models.Rules.model_fields)
-"""The options a record's ``rules`` object holds (the engine's :class:`Rules` may know more)."""
+RULE_FIELDS = tuple(OPTION)
+"""The options a record's ``rules`` object holds: every option of the table, in its order."""
 BLIND_NIL_TEXT = "blind_nil"
 _BIDS: dict[int | str, Bid] = {**{bid: bid for bid in range(14)}, BLIND_NIL_TEXT: BLIND_NIL}
 """The engine's bid for every bid a record may hold (the format has checked it is one)."""

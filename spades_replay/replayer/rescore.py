@@ -31,14 +31,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import ValidationError
-
 from spades_replay.engine.game import Progress
-from spades_replay.engine.rules import SCORING_OPTIONS, Rules, RuleValue
+from spades_replay.engine.rules import (
+    OPTION,
+    SCORING_OPTIONS,
+    Rules,
+    RuleValue,
+    lose_score_problem,
+    not_an_option,
+    options_problem,
+)
 from spades_replay.engine.scoring import SideScore
 from spades_replay.engine.seats import Side, Variant
 from spades_replay.record import models
-from spades_replay.replayer.convert import RULE_FIELDS, rules_model
 from spades_replay.replayer.replay import PlayerInfo, Replay, replay
 
 PARTS = ("contract_points", "bag_points", "nil_points", "penalty_points", "points")
@@ -55,8 +60,8 @@ def check_option_names(options: Iterable[str]) -> None:
     """Raise :class:`RescoreError` for an unknown option or one that shaped what was legal."""
     scoring = ", ".join(SCORING_OPTIONS)
     for name in options:
-        if name not in RULE_FIELDS:
-            raise RescoreError(f"unknown rules option {name!r}; the scoring options are {scoring}")
+        if name not in OPTION:
+            raise RescoreError(not_an_option(name, SCORING_OPTIONS, "the scoring options"))
         if name not in SCORING_OPTIONS:
             raise RescoreError(
                 f"{name} shaped what was legal and cannot be changed by rescoring; "
@@ -64,18 +69,7 @@ def check_option_names(options: Iterable[str]) -> None:
             )
 
 
-def _validated(options: Mapping[str, RuleValue]) -> None:
-    """Raise :class:`RescoreError` unless the format takes ``options`` as rules."""
-    try:
-        models.Rules.model_validate(options)
-    except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"])
-        message = str(first["msg"]).removeprefix("Value error, ")
-        raise RescoreError(f"bad value for {where}: {message}") from None
-
-
-LARGEST_TARGET = 100_000
+LARGEST_TARGET = OPTION["target_score"].high
 """The largest ``target_score`` the format takes."""
 
 
@@ -85,10 +79,14 @@ def check_options(options: Mapping[str, RuleValue]) -> None:
     by game (unless ``target_score`` is among the options)."""
     check_option_names(options)
     for name, value in options.items():
-        probe: dict[str, RuleValue] = {name: value}
-        if name == "lose_score":
-            probe["target_score"] = options.get("target_score", LARGEST_TARGET)
-        _validated(probe)
+        problem = OPTION[name].problem(value)
+        if problem is not None:
+            raise RescoreError(problem)
+    if "lose_score" in options:
+        target = options.get("target_score", LARGEST_TARGET)
+        problem = lose_score_problem(target, options["lose_score"])
+        if problem is not None:
+            raise RescoreError(problem)
 
 
 def scoring_changes(rules: Rules, options: Mapping[str, RuleValue]) -> Rules:
@@ -96,7 +94,9 @@ def scoring_changes(rules: Rules, options: Mapping[str, RuleValue]) -> Rules:
     unknown option, one that shaped what was legal, or a value out of its range (with the
     other options of ``rules``: ``lose_score`` must stay below ``target_score``)."""
     check_options(options)
-    _validated({**rules_model(rules).model_dump(), **options})
+    problem = options_problem({**rules.as_dict(), **options})
+    if problem is not None:
+        raise RescoreError(problem)
     return rules.replace(**options)
 
 

@@ -22,7 +22,7 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from spades_replay.engine.rules import PRESETS, Rules
+from spades_replay.engine.rules import OPTIONS, PRESETS, Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.replayer.replay import Replay, figures_of
 from spades_replay.replayer.verify import GameFigures
@@ -114,27 +114,6 @@ def rules_label(rules: Rules) -> str:
     return " ".join(changed) or "standard"
 
 
-_SHORT: dict[str, Any] = {
-    "target_score": "to{}",
-    "lose_score": lambda value: "no-lose" if value is None else f"lose{value}",
-    "bag_limit": "bags{}",
-    "bag_penalty": "bagpen{}",
-    "nil_bonus": "nil{}",
-    "blind_nil_bonus": "bnil{}",
-    "blind_nil_exchange": "swap{}",
-    "failed_nil_tricks_count_as_bags": lambda value: "nilbags" if value else "no-nilbags",
-    "failed_nil_tricks_help_partner": lambda value: "pooled" if value else "unpooled",
-    "nil_allowed": lambda value: "nil-ok" if value else "no-nil",
-    "blind_nil_allowed": lambda value: "bnil-ok" if value else "no-bnil",
-    "blind_nil_min_deficit": lambda value: "bnil-any" if value is None else f"bnil-down{value}",
-    "min_team_bid": "min{}",
-    "first_lead": lambda value: "2C-leads" if value == "two_of_clubs" else "left-leads",
-    "spades_must_be_broken": lambda value: "break-spades" if value else "spades-any",
-    "double_contract_from": lambda value: "no-double" if value is None else f"double{value}",
-}
-"""How :func:`short_rules_label` writes each option that differs from the standard."""
-
-
 def short_rules_label(rules: Rules | str) -> str:
     """A rule set in a few characters, for tables and charts: the name of the preset it is
     (``standard``, ``mercy``...), else its changes from the standard, abbreviated. A
@@ -150,19 +129,11 @@ def short_rules_label(rules: Rules | str) -> str:
     for name, preset in PRESETS.items():
         if rules == preset:
             return name
-    parts = []
-    default = Rules()
-    for name, value in rules.as_dict().items():
-        if value == getattr(default, name):
-            continue
-        form = _SHORT.get(name)
-        if form is None:
-            parts.append(f"{name}={value}")
-        elif isinstance(form, str):
-            parts.append(form.format(value))
-        else:
-            parts.append(form(value))
-    return " ".join(parts)
+    return " ".join(
+        row.short_label(getattr(rules, row.name))
+        for row in OPTIONS
+        if getattr(rules, row.name) != row.default
+    )
 
 
 def rules_of_label(label: str) -> Rules:
