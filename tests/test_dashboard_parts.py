@@ -481,22 +481,29 @@ def _arguments(*argv: str) -> argparse.Namespace:
 
 
 def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:
-    arguments = _arguments()
-    arguments.port = 8501
-    command = dashboard_cmd.streamlit_command(arguments, ["fixtures"])
-    assert command[:4] == [sys.executable, "-m", "spades_replay.dashboard.serve", "run"]
-    assert Path(command[4]) == ROOT / "dashboard" / "app.py"
-    options = dict(zip(command[5:-2:2], command[6:-2:2], strict=True))
+    command = dashboard_cmd.streamlit_command(_arguments(), ["fixtures"], "at {port}")
+    assert command[:6] == [
+        sys.executable,
+        "-m",
+        "spades_replay.dashboard.serve",
+        "--announce",
+        "at {port}",
+        "run",
+    ]
+    assert Path(command[6]) == ROOT / "dashboard" / "app.py"
+    options = dict(zip(command[7:-2:2], command[8:-2:2], strict=True))
     assert options == {
         "--server.headless": "true",
         "--server.address": "127.0.0.1",
-        "--server.port": "8501",
         "--browser.gatherUsageStats": "false",
         "--client.toolbarMode": "minimal",
+        "--logger.hideWelcomeMessage": "true",
     }
     assert command[-2:] == ["--", "fixtures"]
-    wide = dashboard_cmd.streamlit_command(_arguments("--port", "9000", "--address", "0.0.0.0"), [])
-    assert "9000" in wide
+    wide = dashboard_cmd.streamlit_command(
+        _arguments("--port", "9000", "--address", "0.0.0.0"), [], ""
+    )
+    assert wide[wide.index("--server.port") + 1] == "9000"
     assert "0.0.0.0" in wide
 
 
@@ -544,9 +551,7 @@ def test_the_command_defaults_to_the_fixtures_of_a_checkout(
     ]
 
 
-def test_a_busy_port_is_refused_when_asked_for_and_skipped_by_default(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_busy_port_is_refused_when_asked_for(capsys: pytest.CaptureFixture[str]) -> None:
     import socket
 
     with socket.socket() as busy:
@@ -559,20 +564,28 @@ def test_a_busy_port_is_refused_when_asked_for_and_skipped_by_default(
             f"spades-replay: error: port {port} on 127.0.0.1 is in use; choose another with "
             "--port\n"
         )
-        monkeypatch.setattr(dashboard_cmd, "DEFAULT_PORT", port)
-        chosen = dashboard_cmd.choose_port("127.0.0.1", None)
-        assert port < chosen < port + dashboard_cmd.PORTS_TRIED
-        assert dashboard_cmd.port_free("127.0.0.1", chosen)
 
 
-def test_the_command_says_the_address_to_open(
+def test_the_address_is_said_once_the_server_listens(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """It opens no browser itself: it prints the address, then becomes the server."""
+    """It opens no browser itself, and prints no address before it becomes the server and
+    that binds a port (the next free one when 8501 is taken): the server prints it."""
     became: list[list[str]] = []
     monkeypatch.setattr(dashboard_cmd.os, "execve", lambda _, argv, __: became.append(argv))
-    monkeypatch.setattr(dashboard_cmd, "port_free", lambda address, port: port != 8501)
     assert main(["dashboard", str(ROOT / "fixtures" / "two-player")]) is None
-    err = capsys.readouterr().err
-    assert "open http://127.0.0.1:8502/ in a browser (Ctrl-C stops it)" in err
-    assert became[0][became[0].index("--server.port") + 1] == "8502"
+    assert "http://" not in capsys.readouterr().err
+    (argv,) = became
+    assert "--server.port" not in argv  # Streamlit moves on past a busy port by itself
+    announcement = argv[argv.index("--announce") + 1]
+    assert announcement.endswith("open http://127.0.0.1:{port}/ in a browser (Ctrl-C stops it)")
+
+    from spades_replay.dashboard import serve
+    from streamlit import config
+
+    started: list[object] = []
+    monkeypatch.setattr(config, "get_option", lambda name: 8502)
+    server = object.__new__(serve.Server)
+    serve.announcing(started.append, announcement)(server)
+    assert started == [server]
+    assert "open http://127.0.0.1:8502/ in a browser" in capsys.readouterr().err

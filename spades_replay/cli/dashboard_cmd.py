@@ -3,8 +3,9 @@
 The command checks its arguments, then replaces itself with Streamlit's ``run`` (through
 ``python -m spades_replay.dashboard.serve``, which imports the pages first) on the
 entry script of the installed ``spades_replay.dashboard`` package: headless (it prints the
-address to open), bound to 127.0.0.1 unless told otherwise, without usage statistics and
-without the developer menu (no "Deploy" button).
+address to open once the server listens on it, never before), bound to 127.0.0.1 unless
+told otherwise, without usage statistics and without the developer menu (no "Deploy"
+button).
 PATHs are first read into a store kept in the user's cache directory (only new or changed
 files are read again, so the second opening is as fast as a store's); the app is given
 ``--store DIR`` as the script's arguments.
@@ -28,8 +29,7 @@ from spades_replay.text import safe
 EXTRAS = ("streamlit", "plotly")
 INSTALL = "pip install 'spades-replay[dashboard]'"
 DEFAULT_PORT = 8501
-PORTS_TRIED = 20
-"""Without --port, the ports tried from DEFAULT_PORT on."""
+"""Streamlit's port, where it starts looking for a free one without --port."""
 DEFAULT_ADDRESS = "127.0.0.1"
 
 
@@ -168,42 +168,43 @@ def port_free(address: str, port: int) -> bool:
     return True
 
 
-def choose_port(address: str, asked: int | None) -> int:
-    """The port to serve on: the one asked for, which must be free; else the first free one
-    from :data:`DEFAULT_PORT` on (among :data:`PORTS_TRIED`)."""
-    if asked is not None:
-        if not 0 < asked < 65536:
-            raise UsageError(f"--port must be from 1 to 65535, not {asked}")
-        if not port_free(address, asked):
-            raise UsageError(f"port {asked} on {address} is in use; choose another with --port")
-        return asked
-    for port in range(DEFAULT_PORT, DEFAULT_PORT + PORTS_TRIED):
-        if port_free(address, port):
-            return port
-    raise UsageError(
-        f"ports {DEFAULT_PORT} to {DEFAULT_PORT + PORTS_TRIED - 1} on {address} are all in "
-        "use; choose one with --port"
-    )
+def check_port(address: str, asked: int | None) -> None:
+    """A port asked for must be one, and free now (Streamlit would stop on a busy one);
+    without one, Streamlit takes the first free port from its default (8501) itself."""
+    if asked is None:
+        return
+    if not 1 <= asked <= 65535:
+        raise UsageError(f"--port must be from 1 to 65535, not {asked}")
+    if not port_free(address, asked):
+        raise UsageError(f"port {asked} on {address} is in use; choose another with --port")
 
 
-def streamlit_command(arguments: argparse.Namespace, paths: list[str]) -> list[str]:
-    """The command line that serves the dashboard on ``paths`` (``arguments.port`` chosen)."""
+def streamlit_command(
+    arguments: argparse.Namespace, paths: list[str], announcement: str
+) -> list[str]:
+    """The command line that serves the dashboard on ``paths`` (on ``arguments.port``, else
+    the first free port from Streamlit's default) and prints ``announcement`` once it
+    listens, ``{port}`` in it being the port."""
+    port = [] if arguments.port is None else ["--server.port", str(arguments.port)]
     return [
         sys.executable,
         "-m",
         "spades_replay.dashboard.serve",
+        "--announce",
+        announcement,
         "run",
         str(entry_script()),
         "--server.headless",
         "true",
         "--server.address",
         arguments.address,
-        "--server.port",
-        str(arguments.port),
+        *port,
         "--browser.gatherUsageStats",
         "false",
         "--client.toolbarMode",
         "minimal",
+        "--logger.hideWelcomeMessage",
+        "true",
         "--",
         *paths,
     ]
@@ -214,7 +215,7 @@ def run(arguments: argparse.Namespace) -> int:
     missing = missing_extras()
     if missing:
         raise UsageError(f"the dashboard needs {' and '.join(missing)}: {INSTALL}")
-    arguments.port = choose_port(arguments.address, arguments.port)  # before anything is read
+    check_port(arguments.address, arguments.port)  # before anything is read
     if arguments.store is not None:
         if arguments.paths:
             raise UsageError("give PATHs or --store DIR, not both")
@@ -230,14 +231,13 @@ def run(arguments: argparse.Namespace) -> int:
         given = data_paths(arguments.paths)
         paths = ["--store", ingest_cache(given, arguments.no_progress)]
         shown = " ".join(given)
-    command = streamlit_command(arguments, paths)
-    environment = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     host = "localhost" if arguments.address in ("0.0.0.0", "::") else arguments.address
-    print(
+    announcement = (
         f"spades-replay: the dashboard on {safe(shown, 500)}: open "
-        f"http://{host}:{arguments.port}/ in a browser (Ctrl-C stops it)",
-        file=sys.stderr,
-        flush=True,
+        f"http://{host}:{{port}}/ in a browser (Ctrl-C stops it)"
     )
+    command = streamlit_command(arguments, paths, announcement)
+    environment = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     sys.stdout.flush()
+    sys.stderr.flush()
     os.execve(sys.executable, command, environment)
