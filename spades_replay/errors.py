@@ -18,9 +18,11 @@ from dataclasses import dataclass
 
 
 class Family(enum.StrEnum):
-    """The two families of FORMAT-v1.md (``format``, ``rules``), plus ``action`` (a recorder
-    was asked for an action out of turn: never found in a record) and ``io`` (a file could not
-    be read at all)."""
+    """The five families of problems, each the first part of its codes (docs/errors.md):
+    ``format`` (the bytes are not a well-formed record) and ``rules`` (a well-formed record
+    breaks a rule), the two a record can have; ``action`` (a recorder was asked for an action
+    out of turn: never found in a record); ``io`` (a file could not be read at all); and
+    ``migrate`` (a record cannot be written at the version asked for)."""
 
     FORMAT = "format"
     RULES = "rules"

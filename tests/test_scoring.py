@@ -1,4 +1,4 @@
-"""Scoring (RULES.md sections 1-3): every worked example, then tables over every option."""
+"""Scoring (docs/rules.md): every worked example, then tables over every option."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def side(
     return score_side(variant, rules, which, bids, tricks, score_before=score, bags_before=bags)
 
 
-# --- the worked examples of RULES.md, verbatim --------------------------------------------
+# --- the worked examples of docs/rules.md, verbatim ------------------------------------------
 
 
 def test_example_karen_bids_7_wins_8() -> None:

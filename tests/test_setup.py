@@ -1,4 +1,4 @@
-"""The draft, the deal and Blind Nil exchanges (RULES.md sections 2 and 3)."""
+"""The draft, the deal and Blind Nil exchanges (docs/rules.md, "Two-player" and "Four-player")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Play legality and trick-taking (RULES.md section 1), table-driven."""
+"""Play legality and trick-taking (docs/rules.md, "Both variants"), table-driven."""
 
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ def test_rules_example_kelly_and_donna() -> None:
 
 
 def test_rules_example_revoke_message() -> None:
-    """RULES.md section 4: played 7H but must follow clubs (holds 3C, KC)."""
+    """The example of docs/errors.md: played 7H but must follow clubs (holds 3C, KC)."""
     with pytest.raises(IllegalActionError) as caught:
         check_play(
             hold("3C KC 7H"),

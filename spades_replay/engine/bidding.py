@@ -1,5 +1,5 @@
 """The bidding rules, with the options of format 1.1: who may bid Nil or Blind Nil, and the
-team minimum (RULES.md sections 1 to 3 and 5).
+team minimum (docs/rules.md: "Both variants", "Two-player", "Four-player", "House rules").
 
 One place for them, used by the replay of a recorded game (:mod:`.game`) and by the states a
 recorder drives (:mod:`.state`). As for every action, three levels: :func:`bid_violation` says

@@ -1,4 +1,4 @@
-"""House rules as data: one frozen object with the defaults of RULES.md, and named presets.
+"""House rules as data: one frozen object with the defaults of docs/rules.md, and named presets.
 
 Each field of :class:`Rules` is one house-rule option, declared once with everything known
 about it (:func:`option`): its type (the annotation), default, range or choices, whether it
@@ -189,7 +189,8 @@ def option(
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """Every house-rule option of RULES.md, with its default: the option table.
+    """Every house-rule option of docs/rules.md ("House rules"), with its default: the option
+    table.
 
     The field names are the keys of a record's ``rules`` object, in the order a record
     writes them; a new option goes at the end.
@@ -365,6 +366,6 @@ PRESETS: dict[str, Rules] = {
     "mercy": Rules(lose_score=-200),
     "short": Rules(target_score=250),
 }
-"""Named rule sets: ``standard`` is RULES.md's defaults; ``pooled-nil`` counts a failed Nil
-bidder's tricks toward her partner's bid (as many apps do); ``mercy`` ends the game for a side
-at -200; ``short`` plays to 250."""
+"""Named rule sets: ``standard`` is the defaults of docs/rules.md; ``pooled-nil`` counts a
+failed Nil bidder's tricks toward her partner's bid (as many apps do); ``mercy`` ends the game
+for a side at -200; ``short`` plays to 250."""

@@ -1,8 +1,9 @@
-"""Scoring a hand and deciding the game: RULES.md sections 1 to 3, as pure functions.
+"""Scoring a hand and deciding the game: docs/rules.md, "Both variants", as pure functions.
 
 Bids are ints: 1..13 a contract, :data:`NIL` (0) and :data:`BLIND_NIL` (-1).
 
-The worked example of RULES.md ("Karen bids 7 and wins 8 tricks: 70 + 1 = 71 points and 1 bag"):
+The worked example of docs/rules.md, "Both variants": Karen bids 7 and wins 8 tricks, 70 + 1 = 71
+points and 1 bag.
 
 >>> from spades_replay.engine.rules import Rules
 >>> from spades_replay.engine.seats import Variant
@@ -47,7 +48,7 @@ class NilOutcome(NamedTuple):
 
 
 class SideScore(NamedTuple):
-    """One side's score for one hand, part by part (RULES.md section 4).
+    """One side's score for one hand, part by part (the score table docs/cli.md describes).
 
     ``contract`` is 0 when the side has no contract (every member bid Nil or Blind Nil), and
     ``made`` is then ``None``. ``overtricks`` are the bags earned beyond the contract,

@@ -22,7 +22,7 @@ Side = int
 
 
 class Variant(enum.StrEnum):
-    """The two variants of RULES.md; the value is the record's ``variant`` string."""
+    """The two variants of docs/rules.md; the value is the record's ``variant`` string."""
 
     TWO_PLAYER = "two-player"
     FOUR_PLAYER = "four-player"

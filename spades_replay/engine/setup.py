@@ -1,5 +1,5 @@
 """Setting up a hand before the bidding: the two-player draft, the four-player deal, and the
-Blind Nil exchanges of both variants (RULES.md sections 2 and 3).
+Blind Nil exchanges of both variants (docs/rules.md, "Two-player" and "Four-player").
 
 Pure functions over bitmask holdings; each raises :class:`IllegalActionError` with the action's
 address when the rules are broken.

@@ -1,4 +1,4 @@
-"""Play legality and trick-taking: the card-play rules of RULES.md section 1.
+"""Play legality and trick-taking: the card-play rules of docs/rules.md, "Both variants".
 
 Everything here is a pure function over bitmask holdings (see :mod:`.cards`). Where the rules
 let a spade be led at any time (``spades_must_be_broken`` false), callers pass

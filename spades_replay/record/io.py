@@ -1,7 +1,7 @@
 """Reading and writing records: ``load``, ``loads``, ``dump``, ``dumps``, as :mod:`json` does.
 
 ``loads(dumps(record)) == record`` for every record. Output is canonical: keys in the order of
-FORMAT-v1.md, extensions (``x-`` keys) and ``meta`` sorted, the ``rules`` object fully resolved,
+docs/format.md, extensions (``x-`` keys) and ``meta`` sorted, the ``rules`` object fully resolved,
 absent optional keys left out. The same record always gives the same bytes.
 """
 

@@ -148,7 +148,7 @@ KEY_ORDER = (
     "hands",
     "result",
 )
-"""The order of the top-level keys on output (the order of FORMAT-v1.md)."""
+"""The order of the top-level keys on output (docs/format.md, "Writing records")."""
 
 
 def _extension_schema(schema: dict[str, Any]) -> None:
@@ -219,7 +219,7 @@ def _rules_model() -> type[Model]:
     return create_model(
         "Rules",
         __base__=Model,
-        __doc__="The house-rule options of RULES.md; absent options take their defaults.",
+        __doc__="The house-rule options of docs/rules.md; absent options take their defaults.",
         __module__=__name__,
         __validators__={"_lose_below_target": field_validator("lose_score")(_lose_below_target)},
         **fields,
@@ -384,7 +384,7 @@ class RecordBase(Model):
 
     @model_serializer(mode="wrap")
     def _canonical(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Keys in the order of FORMAT-v1.md, then extensions; ``meta`` sorted by key. A
+        """Keys in the order of docs/format.md, then extensions; ``meta`` sorted by key. A
         record's rules leave out the options newer than its version (they hold their
         defaults)."""
         data: dict[str, Any] = handler(self)

@@ -215,7 +215,7 @@ class HandReplay:
         return tuple(marks)
 
     def to_dict(self) -> dict[str, Any]:
-        """The hand as JSON-ready data (RULES.md section 4)."""
+        """The hand as JSON-ready data: what docs/cli.md says ``replay`` shows of a hand."""
         outcome = self.outcome
         data: dict[str, Any] = {
             "number": self.number,
