@@ -20,6 +20,9 @@ Stages, on a fixed seeded corpus (2,000 games of each variant; 200 with ``--quic
 - ``stats``: validation plus the rows of the three stats tables (from the verifier's figures),
   on one core;
 
+first the start of the command line in new processes (``spades-replay --help`` and
+``spades-replay validate`` of one record) against ``python -c "import orjson"``, in CPU time;
+
 then ``spades-replay validate`` on a corpus of 1,600 games (800 of each variant), process
 start included, against ``orjson.loads`` of the same lines in the same run;
 
@@ -83,6 +86,7 @@ TARGETS = {
     "cli": 0.15,
     "jobs_speedup": 1.7,
     "peak_mb": 200,
+    "startup": 1.5,
 }
 
 
@@ -243,6 +247,52 @@ def cli_figures(path: Path, rounds: int) -> dict[str, float]:
     }
 
 
+STARTUP_RECORD = ROOT / "fixtures" / "four-player" / "standard-game.json"
+"""The one record whose validation the start-up stage times (a whole four-player game)."""
+
+
+def startup_figures(rounds: int) -> dict[str, dict[str, float]]:
+    """The start of the command line, in new processes, against ``python -c "import orjson"``
+    in the same rounds: ``spades-replay --help`` and ``spades-replay validate`` of one
+    record, run as a user runs them (the installed console script, bytecode compiled by an
+    untimed first run). Each round runs the three once, in turn; each figure is the median
+    of its per-round ratios of CPU time (the child's) to the baseline's, with its median CPU
+    and wall seconds."""
+    script = str(Path(sys.executable).with_name("spades-replay"))
+    commands = {
+        "import orjson": [sys.executable, "-c", "import orjson"],
+        "--help": [script, "--help"],
+        "validate one record": [script, "validate", str(STARTUP_RECORD)],
+    }
+    for command in commands.values():
+        subprocess.run(command, capture_output=True, check=True)  # compiles
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(rounds):
+        for name, command in commands.items():
+            before = _children_cpu()
+            start = time.perf_counter()
+            subprocess.run(command, capture_output=True, check=True)
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(_children_cpu() - before)
+    base = cpu["import orjson"]
+    figures = {}
+    for name in commands:
+        ratios = [took / baseline for took, baseline in zip(cpu[name], base, strict=True)]
+        figures[name] = {
+            "ratio": statistics.median(ratios),
+            "seconds": statistics.median(cpu[name]),
+            "wall_seconds": statistics.median(wall[name]),
+        }
+        print(
+            f"  {name:20s} {figures[name]['seconds'] * 1000:6.0f} ms CPU "
+            f"({figures[name]['wall_seconds'] * 1000:.0f} ms wall), "
+            f"{figures[name]['ratio']:.2f} x import orjson",
+            file=sys.stderr,
+        )
+    return figures
+
+
 def jobs_figures(path: Path, rounds: int) -> dict[str, float]:
     """Wall time of validating ``path`` on one and on two worker processes: the medians of
     ``rounds`` runs of each, alternating, so that both meet the same noise."""
@@ -375,10 +425,18 @@ def markdown(results: dict[str, Any]) -> str:
     pure_python_met = validate_python >= TARGETS["validate"] and stats_python >= TARGETS["stats"]
     cli = results["cli"]
     peak = max(memory["jobs_1_peak_mb"], memory["jobs_2_tree_peak_mb"])
+    startup = results["startup"]
+    slowest_start = max(startup["--help"]["ratio"], startup["validate one record"]["ratio"])
     lines += [
         "",
         "| target | measured | met |",
         "| --- | --- | --- |",
+        f"| `spades-replay --help` and `validate` of one record <= {TARGETS['startup']} x "
+        f'`python -c "import orjson"` (CPU, new processes) | --help '
+        f"{startup['--help']['ratio']:.2f} x, validate "
+        f"{startup['validate one record']['ratio']:.2f} x "
+        f"({startup['import orjson']['seconds'] * 1000:.0f} ms for import orjson) | "
+        f"{'yes' if slowest_start <= TARGETS['startup'] else 'no'} |",
         f"| end-to-end validate >= {TARGETS['validate']} of orjson (stretch "
         f"{TARGETS['validate_stretch']}) | {validate:.3f} (the lower variant) | "
         f"{'yes' if validate >= TARGETS['validate'] else 'no'} |",
@@ -411,13 +469,27 @@ def main() -> None:
     parser.add_argument(
         "--write-docs", action="store_true", help="put the results in docs/performance.md"
     )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=("startup",),
+        help="run only this part (repeatable); the figures are printed, never written to the docs",
+    )
     arguments = parser.parse_args()
+    if arguments.only and arguments.write_docs:
+        parser.error("--write-docs needs the whole run, not --only")
     # the commands run as an installed package does, their bytecode compiled once and then
     # read (pip compiles it at install; a checkout's first run writes it to __pycache__)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     OUT.mkdir(parents=True, exist_ok=True)
     games = 200 if arguments.quick else 2000
     rounds = 3 if arguments.quick else 7
+    parts = {"startup": lambda: startup_figures(11 if arguments.quick else 21)}
+    if arguments.only:
+        for part in arguments.only:
+            print(f"{part}:", file=sys.stderr)
+            print(json.dumps({part: parts[part]()}, indent=2))
+        return
     paths = {variant: corpus(variant, games, seed) for variant, seed in SEEDS.items()}
     results: dict[str, Any] = {
         "when": time.strftime("%Y-%m-%d %H:%M"),
@@ -428,6 +500,9 @@ def main() -> None:
         "kernel": KERNEL.name,
         "stages": {},
     }
+    for part, measure in parts.items():
+        print(f"{part}:", file=sys.stderr)
+        results[part] = measure()
     sample = 300 if arguments.quick else 1000
     for variant, path in paths.items():
         print(f"{variant.value}:", file=sys.stderr)

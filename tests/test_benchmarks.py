@@ -53,7 +53,9 @@ def test_every_stage_runs_and_the_report_renders() -> None:
         "cli": {"games": 1600, "seconds": 3.0, "wall_seconds": 4.0, "ratio": 0.16},
         "jobs": {"jobs_1_seconds": 2.0, "jobs_2_seconds": 1.0, "speedup": 2.0},
         "memory": {"corpus_mb": 1.0, "jobs_1_peak_mb": 50.0, "jobs_2_tree_peak_mb": 90.0},
+        "startup": run.startup_figures(1),
     }
+    assert set(results["startup"]) == {"import orjson", "--help", "validate one record"}
     text = run.markdown(results)
     assert "| validate | four-player |" in text
     assert "| validate-python | four-player |" in text
@@ -61,6 +63,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     assert "| the same in pure Python (no C compiler at install) | validate " in text
     assert "| --jobs 2 >= 1.7 x --jobs 1 | 2.00 x" in text
     assert "| `spades-replay validate` of 1,600 mixed games >= 0.15 of orjson" in text
+    assert "| `spades-replay --help` and `validate` of one record <= 1.5 x" in text
 
 
 @pytest.mark.slow

@@ -477,7 +477,7 @@ def test_an_upload_digest_is_the_sha256_of_its_bytes() -> None:
 def _arguments(*argv: str) -> argparse.Namespace:
     from spades_replay.cli import build_parser
 
-    return build_parser().parse_args(["dashboard", *argv])
+    return build_parser("dashboard").parse_args(["dashboard", *argv])
 
 
 def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import difflib
 import importlib
 import signal
 import sys
@@ -18,25 +17,26 @@ from collections.abc import Iterator, Sequence
 from types import FrameType, ModuleType
 
 from spades_replay import __version__
-from spades_replay.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+from spades_replay.cli.exits import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
 
-COMMANDS = (
-    "validate",
-    "replay",
-    "analyze",
-    "stats",
-    "rescore",
-    "simulate",
-    "schema",
-    "dashboard",
-    "migrate",
-    "import",
-    "export",
-    "ingest",
-    "query",
-)
-"""Every command, in the order ``--help`` lists them; each is the module
-``spades_replay.cli.<name>_cmd``, imported only when it is needed."""
+COMMANDS = {
+    "validate": "check records against the format and the rules",
+    "replay": "show a game hand by hand, trick by trick",
+    "analyze": "double-dummy analysis: par, the cost of every card, Nil verdicts",
+    "stats": "metrics per player, game or variant",
+    "rescore": "what-if: score the games again under other scoring options",
+    "simulate": "write a corpus of games between seeded bots",
+    "schema": "print the JSON Schema of the record format",
+    "dashboard": "open the dashboard (Streamlit) on some records",
+    "migrate": "rewrite records as format 1.1 (or back to 1.0)",
+    "import": "turn games from another tool (OpenSpiel) into records",
+    "export": "write our four-player hands as games of another tool (OpenSpiel)",
+    "ingest": "validate records once into a store of Parquet tables",
+    "query": "SQL over a store (DuckDB)",
+}
+"""Every command, in the order ``--help`` lists them, with the line it gives each. A command
+is the module ``spades_replay.cli.<name>_cmd``, imported only when that command is named:
+``--help`` lists them from this table without importing any."""
 
 
 def command_module(name: str) -> ModuleType:
@@ -45,8 +45,10 @@ def command_module(name: str) -> ModuleType:
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command, or of command ``only`` (then only its module is
-    imported: a command's start-up does not pay for the others')."""
+    """The command line's parser. Command ``only`` gets its full parser (only its module is
+    imported: a command's start-up does not pay for the others'); every other command only
+    its name and its line in the list of commands, which is printed only when no command is
+    named."""
     parser = argparse.ArgumentParser(
         prog="spades-replay",
         allow_abbrev=False,
@@ -56,8 +58,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"spades-replay {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS if only is None else (only,):
-        command_module(name).register(commands)
+    for name, summary in COMMANDS.items():
+        if name == only:
+            command_module(name).register(commands)
+        else:
+            commands.add_parser(name, help=summary)
     for each in _parsers(parser):
         each.allow_abbrev = False  # --gam is not --game: an option is named in full
     return parser
@@ -88,6 +93,8 @@ def _command_parser(
 def _unknown(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
     """What is wrong with the words ``extras`` that ``parser`` did not take: an option it
     does not know (with the nearest one it does), or an argument too many."""
+    import difflib
+
     options = [option for action in parser._actions for option in action.option_strings]
     for word in extras:
         if word.startswith("-") and word != "-":
@@ -119,7 +126,8 @@ def _terminate_interrupts() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     words = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(words[0] if words and words[0] in COMMANDS else None)
+    named = next((word for word in words if not word.startswith("-")), None)
+    parser = build_parser(named if named in COMMANDS else None)
     if not words:
         parser.print_help()
         return EXIT_USAGE

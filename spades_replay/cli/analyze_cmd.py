@@ -53,7 +53,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "analyze",
-        help="double-dummy analysis: par, the cost of every card, Nil verdicts",
         description=(
             "Solve every position of one game's card play with all hands known: for each "
             "hand the par (tricks each side could make with perfect play) beside the bids, "

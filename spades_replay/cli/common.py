@@ -14,6 +14,12 @@ from typing import TextIO
 from rich.console import Console, RenderableType
 from rich.text import Text
 
+from spades_replay.cli.exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED
+from spades_replay.cli.exits import EXIT_INVALID as EXIT_INVALID
+from spades_replay.cli.exits import EXIT_NO_RECORDS as EXIT_NO_RECORDS
+from spades_replay.cli.exits import EXIT_OK as EXIT_OK
+from spades_replay.cli.exits import EXIT_USAGE as EXIT_USAGE
+from spades_replay.cli.exits import UsageError as UsageError
 from spades_replay.engine.rules import OPTION, RuleValue, not_an_option
 from spades_replay.errors import InputError, Problem
 from spades_replay.plumbing.atomic import write_bytes_atomic
@@ -23,19 +29,6 @@ from spades_replay.plumbing.parallel import Jobs
 from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.replayer.validate import Summary, check_bytes, pretty_corpus_report
 from spades_replay.text import safe
-
-EXIT_OK = 0
-EXIT_INVALID = 1
-EXIT_USAGE = 2
-EXIT_NO_RECORDS = 3
-"""Nothing was checked: the paths hold no record at all (an empty directory, a directory
-without record files, an empty corpus). A CI job must never pass having checked nothing."""
-EXIT_INTERRUPTED = 130
-
-
-class UsageError(Exception):
-    """A command was asked for something it cannot do: reported, exit code 2."""
-
 
 NULL_WORDS = ("null", "none")
 """How ``--rule`` says an optional option is off."""

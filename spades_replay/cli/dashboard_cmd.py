@@ -37,7 +37,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "dashboard",
-        help="open the dashboard (Streamlit) on some records",
         description=(
             "Serve the dashboard on the records under the paths: step through replays, chart "
             "scores and bags, corpus stats, and validate uploads. Invalid records are reported "

@@ -44,7 +44,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "export",
-        help="write our four-player hands as games of another tool (OpenSpiel)",
         description=(
             "Write every four-player hand of the records under the paths as an OpenSpiel "
             "spades game, one per line: its history (a JSON array of actions), or with "

@@ -45,7 +45,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "import",
-        help="turn games from another tool (OpenSpiel) into records",
         description=(
             "Read OpenSpiel spades games and write one four-player record per game, with "
             "OpenSpiel's rules and every claim filled in, to a .jsonl corpus (.gz to "

@@ -32,7 +32,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "ingest",
-        help="validate records once into a store of Parquet tables",
         description=(
             "Validate every record under the paths and write the store DIR: the tables "
             "games, side_hands, seat_hands (seat_analysis with --analysis), records and "

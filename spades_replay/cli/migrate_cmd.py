@@ -35,7 +35,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "migrate",
-        help="rewrite records as format 1.1 (or back to 1.0)",
         description=(
             "Rewrite every record of the given files (.json, .jsonl, .gz) and directories as "
             f"format --to (default {FORMAT_VERSION}). Inputs are never modified unless "

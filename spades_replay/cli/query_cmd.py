@@ -24,7 +24,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "query",
-        help="SQL over a store (DuckDB)",
         description=(
             "Run one read-only SQL statement (SELECT, WITH ... SELECT, EXPLAIN) over the "
             "tables of a store made by `ingest`: games, side_hands, seat_hands, "

@@ -36,7 +36,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "replay",
-        help="show a game hand by hand, trick by trick",
         description=(
             "Replay one game in the terminal: each seat's cards, the draft or deal, Blind Nil "
             "exchanges, bids, every trick with its leader and winner, the score table after "

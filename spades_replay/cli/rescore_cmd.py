@@ -75,7 +75,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "rescore",
-        help="what-if: score the games again under other scoring options",
         description=(
             "Score every valid game under the paths again with some scoring options changed "
             f"({', '.join(SCORING_OPTIONS)}); the other options shaped what was legal and "

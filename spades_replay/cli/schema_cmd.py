@@ -14,7 +14,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "schema",
-        help="print the JSON Schema of the record format",
         description="Print the JSON Schema (draft 2020-12) of format 1.1, generated from the "
         "models (it also accepts 1.0 records), or with --format-version 1.0 the frozen schema "
         "of format 1.0. The same bytes are checked in as schema/spades-replay-VERSION.schema.json.",

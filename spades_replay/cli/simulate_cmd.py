@@ -30,7 +30,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "simulate",
-        help="write a corpus of games between seeded bots",
         description=(
             "Play games between seeded bots and write their records: one .jsonl corpus "
             "(.gz to compress) or a directory of .json files. The same seed always gives "

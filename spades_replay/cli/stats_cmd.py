@@ -55,7 +55,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "stats",
-        help="metrics per player, game or variant",
         description=(
             "Replay every record under the paths and compute metrics: per player (by id, "
             "else name; and by variant and rules) win rate, points per hand, bid accuracy, "

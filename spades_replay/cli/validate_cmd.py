@@ -30,7 +30,6 @@ def register(commands: Any) -> None:
     """Add the command to the parser."""
     parser = commands.add_parser(
         "validate",
-        help="check records against the format and the rules",
         description=(
             "Check every record under the given paths (files, directories, .jsonl corpora, "
             ".gz): the format, every action under the record's rules, every score and claim. "

@@ -1,0 +1,15 @@
+"""The exit codes of every command, and the error that makes a command exit with
+:data:`EXIT_USAGE` (docs/cli.md). Small on purpose: the command line's entry point imports it
+before it knows which command runs."""
+
+EXIT_OK = 0
+EXIT_INVALID = 1
+EXIT_USAGE = 2
+EXIT_NO_RECORDS = 3
+"""Nothing was checked: the paths hold no record at all (an empty directory, a directory
+without record files, an empty corpus). A CI job must never pass having checked nothing."""
+EXIT_INTERRUPTED = 130
+
+
+class UsageError(Exception):
+    """A command was asked for something it cannot do: reported, exit code 2."""

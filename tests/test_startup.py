@@ -1,0 +1,85 @@
+"""What the command line imports before it works: only what the command it runs needs.
+
+Start-up time itself is measured by ``./dev bench`` (docs/performance.md), never here; these
+tests check the imports that decide it, in a fresh interpreter.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import subprocess
+import sys
+
+import pytest
+
+import spades_replay
+import spades_replay.cli as cli
+
+HEAVY = ("pydantic", "rich", "polars", "spades_replay.record.models", "spades_replay.engine")
+
+
+def imported_after(code: str) -> set[str]:
+    """The heavy modules a fresh interpreter holds after running ``code``."""
+    heavy = f"' '.join(m for m in {HEAVY!r} if m in sys.modules)"
+    probe = f"import sys\n{code}\nprint({heavy}, file=sys.stderr)\n"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    return set(done.stderr.split())
+
+
+def test_help_imports_no_command() -> None:
+    """``spades-replay --help`` lists the commands from their table: no command module,
+    no format model, no engine, no rich."""
+    code = (
+        "from spades_replay.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "assert not [m for m in sys.modules if m.endswith('_cmd')], sys.modules"
+    )
+    assert imported_after(code) == set()
+
+
+def test_the_package_imports_its_api_on_first_use() -> None:
+    """``import spades_replay`` is cheap; a name of its API imports its home module."""
+    assert imported_after("import spades_replay") == set()
+    assert "pydantic" in imported_after("import spades_replay\nspades_replay.loads")
+
+
+def test_every_name_of_the_api_resolves() -> None:
+    for name in spades_replay.__all__:
+        assert getattr(spades_replay, name) is not None, name
+    assert set(spades_replay.__all__) <= set(dir(spades_replay))
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        spades_replay.nothing  # noqa: B018
+
+
+def test_the_table_names_every_command_module() -> None:
+    modules = {
+        info.name.removesuffix("_cmd")
+        for info in pkgutil.iter_modules(cli.__path__)
+        if info.name.endswith("_cmd")
+    }
+    assert set(cli.COMMANDS) == modules
+    for name in cli.COMMANDS:
+        assert callable(importlib.import_module(f"spades_replay.cli.{name}_cmd").register)
+
+
+def test_help_lists_every_command_with_its_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    out = capsys.readouterr().out
+    for name, summary in cli.COMMANDS.items():
+        assert f"    {name}" in out
+        assert " ".join(summary.split()[:3]) in " ".join(out.split())
+
+
+def test_a_command_builds_only_its_own_parser() -> None:
+    """Naming a command imports its module alone."""
+    code = (
+        "import sys\n"
+        "from spades_replay.cli import main\n"
+        "try:\n    main(['schema', '--help'])\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.endswith('_cmd'))), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stderr.split() == ["spades_replay.cli.schema_cmd"]
+    assert "usage: spades-replay schema" in done.stdout
