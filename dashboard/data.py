@@ -226,6 +226,24 @@ def read_upload(upload: Upload, limits: Limits = DEFAULT_LIMITS) -> Loaded:
     return reader.loaded()
 
 
+NOT_A_RECORD = "no 'format' key"
+"""How the reader words a JSON object that does not claim to be a record at all."""
+
+
+def not_records(reports: Iterable[RecordReport]) -> tuple[RecordReport, ...]:
+    """Of the reports of invalid records, those of JSON files that do not claim to be
+    records at all (an object without a ``format`` key, such as the expected verdicts that
+    ``fixtures/invalid/EXPECTED.json`` keeps beside its broken records): they are named apart,
+    never counted among the invalid records."""
+    return tuple(
+        report
+        for report in reports
+        if report.problems
+        and report.problems[0].code is Code.FORMAT_NOT_A_RECORD
+        and NOT_A_RECORD in report.problems[0].message
+    )
+
+
 def expected_bytes(path: str) -> int:
     """How many bytes reading ``path`` gives, for a progress bar: its size, or for ``.gz``
     the uncompressed size its trailer records."""

@@ -4,16 +4,20 @@ run."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from pathlib import Path
+
 import polars as pl
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from spades_replay.engine.seats import Variant
+from spades_replay.replayer.validate import RecordReport
 from spades_replay.stats.tables import GAME_SCHEMA, Tables, rules_caption
 from spades_replay.store.layout import StoreError
 
 from . import store, validate
-from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, scan
+from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, not_records, scan
 from .markup import md
 from .selection import Filters, apply, game_numbers, player_options
 from .widgets import CONTEXT, Context, opened_uploads, upload_of
@@ -70,13 +74,25 @@ def _after(frame: pl.DataFrame, count: int) -> pl.DataFrame:
     return frame.with_columns(pl.col("game") + count) if count else frame
 
 
+def _left_out(sidebar: DeltaGenerator, invalid: int, others: Sequence[RecordReport]) -> None:
+    """Say how many invalid records were left out, and apart which files are no record at
+    all (``others``, among the ``invalid`` reports)."""
+    if invalid > len(others):
+        sidebar.warning(f"{invalid - len(others)} invalid record(s) left out")
+        sidebar.page_link(validate.page(), label="See them on the Validate page")
+    if others:
+        names = ", ".join(Path(report.source or "").name for report in others[:3])
+        more = f" and {len(others) - 3} more" if len(others) > 3 else ""
+        sidebar.caption(md(f"Not records, skipped: {names}{more}", 300))
+
+
 def render_store(directory: str) -> Context:
     """Draw the sidebar of a store: nothing is replayed; the filters are asked of it.
     Uploads are read as usual and numbered after the store's games."""
     sidebar = st.sidebar
     sidebar.header("Data")
     sidebar.caption("The store")
-    sidebar.code(directory, language=None)
+    sidebar.code(directory, language=None, wrap_lines=True)  # the whole path, never cut
     try:
         key = store.manifest_key(directory)
         view = store.open_view(directory, key)
@@ -91,10 +107,8 @@ def render_store(directory: str) -> Context:
     games = pl.concat([view.games.select(list(GAME_SCHEMA)), _after(extra.tables.games, count)])
     hands = view.complete_hands + extra.tables.side_hands.height // 2
     sidebar.markdown(f"**{games.height}** valid game(s), **{hands}** complete hand(s)")
-    invalid = view.invalid + len(extra.invalid)
-    if invalid:
-        sidebar.warning(f"{invalid} invalid record(s) left out")
-        sidebar.page_link(validate.page(), label="See them on the Validate page")
+    others = not_records(store.invalid_reports(directory, key)) if view.invalid else ()
+    _left_out(sidebar, view.invalid + len(extra.invalid), (*others, *not_records(extra.invalid)))
     for message in view.unread:
         sidebar.error(md(message, 500))
     for problem in extra.problems:
@@ -136,7 +150,7 @@ def render(paths: tuple[str, ...]) -> Context:
     sidebar.header("Data")
     if paths:
         sidebar.caption("Records under")
-        sidebar.code("\n".join(paths), language=None)
+        sidebar.code("\n".join(paths), language=None, wrap_lines=True)
     else:
         sidebar.caption("No path given: upload records below.")
     uploads = _uploads(sidebar)
@@ -145,9 +159,7 @@ def render(paths: tuple[str, ...]) -> Context:
     games = loaded.tables.games
     hands = loaded.tables.side_hands.height // 2
     sidebar.markdown(f"**{len(loaded.refs)}** valid game(s), **{hands}** complete hand(s)")
-    if loaded.invalid:
-        sidebar.warning(f"{len(loaded.invalid)} invalid record(s) left out")
-        sidebar.page_link(validate.page(), label="See them on the Validate page")
+    _left_out(sidebar, len(loaded.invalid), not_records(loaded.invalid))
     for problem in loaded.problems:
         sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
 

@@ -12,7 +12,7 @@ from spades_replay.errors import Problem
 from spades_replay.replayer.validate import RecordReport
 
 from . import replay
-from .data import UPLOAD_BYTES, Loaded, Upload, check_upload
+from .data import UPLOAD_BYTES, Loaded, Upload, check_upload, not_records
 from .markup import md, plain
 from .selection import game_labels
 from .store import StoreView, invalid_reports
@@ -105,16 +105,30 @@ def _upload(upload: Upload, checked: Loaded) -> None:
         st.switch_page(replay.page())
 
 
+def _reports(reports: Sequence[RecordReport], records: int, which: str, key: str) -> None:
+    """The invalid records among ``records`` with their problems, and apart the files that
+    are no record at all (named, never counted as invalid records)."""
+    others = not_records(reports)
+    skipped = {id(report) for report in others}
+    invalid = [report for report in reports if id(report) not in skipped]
+    records -= len(others)
+    if others:
+        names = ", ".join(md(report.source or "", 200) for report in others)
+        st.info(f"Not records, skipped (JSON without a `format` key): {names}")
+    if not invalid:
+        st.success(f"All {records} record(s) {which} are valid.")
+        return
+    st.markdown(
+        f"**{len(invalid)}** of {records} record(s) are invalid and left out of every page:"
+    )
+    _invalid(invalid, key)
+
+
 def _store(view: StoreView) -> None:
     """The invalid records of the store shown, with every problem."""
     st.subheader("The store")
-    if not view.invalid:
-        st.success(f"All {view.records} record(s) of the store are valid.")
-        return
-    st.markdown(
-        f"**{view.invalid}** of {view.records} record(s) are invalid and left out of every page:"
-    )
-    _invalid(invalid_reports(view.directory, view.key), "store problems")
+    reports = invalid_reports(view.directory, view.key) if view.invalid else ()
+    _reports(reports, view.records, "of the store", "store problems")
 
 
 def render() -> None:
@@ -146,9 +160,4 @@ def render() -> None:
         return
     for problem in loaded.problems:
         st.error(f"{md(problem.message, 1000)} `{problem.code}`")
-    if loaded.invalid:
-        st.markdown(
-            f"**{len(loaded.invalid)}** of {loaded.records} record(s) are invalid and left out "
-            "of every page:"
-        )
-        _invalid(loaded.invalid, "loaded problems")
+    _reports(loaded.invalid, loaded.records, "loaded", "loaded problems")

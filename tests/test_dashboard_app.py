@@ -272,7 +272,17 @@ def test_a_bad_upload_shows_its_error_never_a_traceback() -> None:
     assert "code `format.json`" in at.error[1].value
     run_app(at.file_uploader(key="upload").set_value(("x.jsonl.gz", b"nope", "application/gzip")))
     name = md("x.jsonl.gz")
-    assert at.error[0].value.startswith(f"**{name}**: cannot decompress {name}")
+    said = md("cannot decompress x.jsonl.gz: it is not gzip-compressed data", 1000)
+    assert at.error[0].value == f"**{name}**: {said} `io.compression`"
+    for data, said in [
+        (
+            b"hello world",
+            "not JSON at all: it begins 'hello world', where a record begins with '{'",
+        ),
+        (b"", "not valid JSON: the input is empty"),
+    ]:
+        run_app(at.file_uploader(key="upload").set_value(("notes.json", data, "application/json")))
+        assert md(said, 2000) in at.error[1].value
 
 
 def test_every_error_of_an_upload_with_its_place_and_rule() -> None:
@@ -314,8 +324,10 @@ def test_the_validate_page_lists_the_invalid_records_of_the_loaded_data(
 ) -> None:
     monkeypatch.setattr(sys, "argv", [ENTRY, str(FIXTURES)])
     at = open_app("validate")
-    invalid = len(INVALID_FIXTURES)  # EXPECTED.json included: it is no record
-    assert f"**{invalid}** of {fixture_records()} record(s) are invalid" in markdown_of(at)
+    invalid = len(INVALID_FIXTURES) - 1  # EXPECTED.json is no record: named apart
+    assert f"**{invalid}** of {fixture_records() - 1} record(s) are invalid" in markdown_of(at)
+    assert "Not records, skipped" in at.info[0].value
+    assert "EXPECTED" in at.info[0].value
     assert len(at.main.error) == 20
     assert table_of(at, "pointer").shape[0] >= invalid
 

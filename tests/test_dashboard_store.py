@@ -76,7 +76,7 @@ def test_the_replay_page_opens_on_a_store_without_replaying_the_corpus(
     monkeypatch.setattr("spades_replay.dashboard.data.check_bytes", counted)
     at = _app(store, monkeypatch)
     assert f"**{VALID}** valid game(s)" in at.sidebar.markdown[0].value
-    assert f"{INVALID} invalid record(s)" in at.sidebar.warning[0].value
+    assert f"{INVALID - 1} invalid record(s)" in at.sidebar.warning[0].value  # not EXPECTED.json
     assert at.selectbox(key="game").value is not None
     assert len(reads) == 1  # the one game shown, re-read by its offset
     first = Store.open(store).table("games").row(0, named=True)
@@ -170,7 +170,9 @@ def test_the_validate_page_lists_the_store_invalid_records(
 ) -> None:
     at = _app(store, monkeypatch, "validate")
     text = "\n".join(element.value for element in at.markdown)
-    assert f"**{INVALID}** of {VALID + INVALID} record(s) are invalid" in text
+    # EXPECTED.json, among the files of fixtures/invalid, is no record: named apart
+    assert f"**{INVALID - 1}** of {VALID + INVALID - 1} record(s) are invalid" in text
+    assert "EXPECTED" in at.info[0].value
     assert any("claim.bags" in element.value for element in at.error)
 
 
@@ -240,3 +242,19 @@ def test_a_changed_file_is_not_shown_as_its_stored_game(
     corpus.write_bytes(b"\n" + corpus.read_bytes())
     at = _app(tmp_path / "store", monkeypatch)
     assert "could not be read again" in at.error[0].value
+
+
+def test_the_sidebar_shows_the_whole_store_path_and_no_expected_file_as_invalid(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The path wraps instead of being cut at the sidebar's edge, and EXPECTED.json (the
+    verdicts beside fixtures/invalid's records, no record itself) is named apart, not
+    counted among the invalid records."""
+    at = _app(store, monkeypatch)
+    (path,) = at.sidebar.code
+    assert path.value == str(store)
+    assert path.proto.wrap_lines
+    assert at.sidebar.warning[0].value == f"{INVALID - 1} invalid record(s) left out"
+    assert any(
+        "Not records" in item.value and "EXPECTED" in item.value for item in at.sidebar.caption
+    )

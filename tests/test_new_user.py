@@ -347,3 +347,16 @@ def test_the_readme_says_how_long_the_tests_take_and_the_quick_loop() -> None:
     assert "about 15 minutes" in quick_start
     assert '\n./dev test -m "not slow"' in quick_start
     assert '"slow:' in (ROOT / "pyproject.toml").read_text()  # the marker the loop leaves out
+
+
+def test_text_that_is_not_json_is_said_in_words(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    empty, notes = tmp_path / "empty.json", tmp_path / "notes.json"
+    empty.write_bytes(b"")
+    notes.write_bytes(b"hello world\n")
+    code, out, _ = run(capsys, "validate", str(empty), str(notes))
+    assert code == 1
+    assert "not valid JSON: the input is empty" in out
+    assert "not JSON at all: it begins 'hello world', where a record begins with '{'" in out
+    assert "zero-length" not in out

@@ -66,10 +66,21 @@ def parse_json(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> Any:
             raise _fail(Code.FORMAT_LIMIT, f"nesting too deep: {error.msg}") from None
         if "UTF-8" in error.msg or "surrogate" in error.msg:
             raise _fail(Code.FORMAT_ENCODING, _encoding_message(data, error.msg)) from None
-        raise _fail(
-            Code.FORMAT_JSON,
-            f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})",
-        ) from None
+        raise _fail(Code.FORMAT_JSON, _json_message(data, error)) from None
+
+
+def _json_message(data: bytes | str, error: orjson.JSONDecodeError) -> str:
+    """What is wrong with text that is not JSON, in words: an empty input, text that is not
+    JSON at all (quoting how it begins), or the parser's reason with the line and column."""
+    text = data.decode("utf-8", "replace") if not isinstance(data, str) else data
+    if not text.strip():
+        return "not valid JSON: the input is empty"
+    start = len(text) - len(text.lstrip())
+    if error.pos <= start and error.msg.startswith("unexpected character"):
+        begins = text[start:].split("\n", 1)[0]
+        shown = begins[:40] + ("…" if len(begins) > 40 else "")
+        return f"not JSON at all: it begins {quote(shown)}, where a record begins with '{{'"
+    return f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
 
 
 def _encoding_message(data: bytes | str, detail: str) -> str:
