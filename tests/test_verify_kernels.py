@@ -52,6 +52,38 @@ def test_the_compiled_kernel_is_built_wherever_it_can_be() -> None:
     assert COMPILED_KERNEL is not None, "the C source did not build (pip install -v shows why)"
 
 
+SOURCE = Path(__file__).resolve().parents[1] / "spades_replay" / "replayer" / "_verify_kernel.c"
+
+
+def test_the_c_source_compiles_without_a_warning(tmp_path: Path) -> None:
+    """The system's C compiler, every common warning on and each an error: the install
+    builds the optional extension quietly, so a warning would otherwise go unseen."""
+    if not _can_build():
+        pytest.skip("no C compiler or no Python headers here: the kernel cannot be built")
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    include = sysconfig.get_paths()["include"]
+    flags = ["-Wall", "-Wextra", "-Werror", "-fPIC", "-c"]
+    done = subprocess.run(
+        [compiler, *flags, f"-I{include}", str(SOURCE), "-o", str(tmp_path / "kernel.o")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_c_source_takes_the_card_letters_from_the_engine() -> None:
+    """The kernel reads the rank and suit letters from spades_replay.engine.cards when it is
+    imported: the source spells neither, so the card names are spelt in one place."""
+    from spades_replay.engine.cards import RANKS, SUITS
+
+    source = SOURCE.read_text()
+    assert RANKS not in source
+    assert SUITS not in source
+    assert '"RANKS"' in source
+    assert '"SUITS"' in source
+
+
 def _kernel_of_a_new_process(setting: str | None) -> str:
     """The kernel a new process verifies with, ``SPADES_VERIFY_KERNEL`` set to ``setting``."""
     environment = {name: value for name, value in os.environ.items() if name != KERNEL_VARIABLE}

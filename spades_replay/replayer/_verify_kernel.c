@@ -5,7 +5,8 @@
  * equal on every input they try):
  *
  *   holding(cards) -> int           _holding: the sum of the cards' bits (a card is bit
- *                                   13 * suit + rank, suits CDHS, ranks 2..A)
+ *                                   13 * suit + rank, the letters of suits and ranks those
+ *                                   of spades_replay/engine/cards.py, read at import)
  *   draft2(deck, draft) -> (int, int) | None
  *                                   _draft2: the holdings of the first and second drafter,
  *                                   None when the deck repeats a card
@@ -23,8 +24,10 @@
  * A card name that is not one of the 52 raises KeyError, as in the Python functions; a
  * sequence of the wrong length, or a seat or holding out of range, raises ValueError or
  * OverflowError (the verifier passes none of these: the format's models and its own length
- * checks keep them out). The module keeps no state between calls. It is built where a C compiler is found (an optional
- * extension: without one, the package installs without it and verify.py runs its Python).
+ * checks keep them out). The module keeps no state between calls, but for the card letters
+ * it reads from the engine when it is imported. It is built where a C compiler is found (an
+ * optional extension: without one, the package installs without it and verify.py runs its
+ * Python). It compiles cleanly under -Wall -Wextra -Werror (tests/test_verify_kernels.py).
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -33,8 +36,8 @@
 #include <stdint.h>
 #include <string.h>
 
-static signed char RANK_OF[256]; /* rank letter -> 0..12, or -1 */
-static signed char SUIT_OF[256]; /* suit letter -> 0..3, or -1 */
+static signed char RANK_OF[256]; /* rank letter -> 0..12, or -1 (read_letters) */
+static signed char SUIT_OF[256]; /* suit letter -> 0..3, or -1 (read_letters) */
 
 #define NON_SPADES ((UINT64_C(1) << 39) - 1)
 #define SUIT_MASK(suit) (UINT64_C(0x1FFF) << (13 * (suit)))
@@ -97,7 +100,7 @@ static int mask_of(PyObject *value, uint64_t *mask)
     return *mask == (uint64_t)-1 && PyErr_Occurred() ? -1 : 0;
 }
 
-static PyObject *holding(PyObject *module, PyObject *cards)
+static PyObject *holding(PyObject *Py_UNUSED(module), PyObject *cards)
 {
     PyObject *items = PySequence_Fast(cards, "the cards must be a sequence");
     if (items == NULL) {
@@ -122,7 +125,7 @@ static PyObject *holding(PyObject *module, PyObject *cards)
     return PyLong_FromUnsignedLongLong(sum);
 }
 
-static PyObject *draft2(PyObject *module, PyObject *args)
+static PyObject *draft2(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *deck, *draft;
     if (!PyArg_ParseTuple(args, "OU:draft2", &deck, &draft)) {
@@ -182,7 +185,8 @@ static int tricks_won(const int *cards, uint64_t *held, int seats, int leader, i
             }
             held[seat] ^= bit;
             int best_suit = card[best] / 13;
-            if ((suit == best_suit && card[position] > card[best]) || (suit == 3 && best_suit != 3)) {
+            if ((suit == best_suit && card[position] > card[best]) ||
+                (suit == 3 && best_suit != 3)) {
                 best = position;
             }
             spade |= suit == 3;
@@ -196,7 +200,7 @@ static int tricks_won(const int *cards, uint64_t *held, int seats, int leader, i
     return 1;
 }
 
-static PyObject *play2(PyObject *module, PyObject *args)
+static PyObject *play2(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *plays, *lead, *other;
     int leader, broken;
@@ -218,7 +222,7 @@ static PyObject *play2(PyObject *module, PyObject *args)
     return Py_BuildValue("(ii)", won[0], won[1]);
 }
 
-static PyObject *play4(PyObject *module, PyObject *args)
+static PyObject *play4(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *plays, *holdings;
     int leader, broken;
@@ -266,17 +270,53 @@ static struct PyModuleDef module = {
     NULL, NULL, NULL, NULL,
 };
 
+/* The rank and suit letters of the card names, into RANK_OF and SUIT_OF: taken from the
+ * engine (spades_replay.engine.cards.RANKS and SUITS, ASCII letters in card order), so that
+ * the card names are spelt in one place; 0, or -1 with an exception set. */
+static int read_letters(void)
+{
+    PyObject *cards = PyImport_ImportModule("spades_replay.engine.cards");
+    if (cards == NULL) {
+        return -1;
+    }
+    static const char *const names[2] = {"RANKS", "SUITS"};
+    signed char *const tables[2] = {RANK_OF, SUIT_OF};
+    const Py_ssize_t counts[2] = {13, 4};
+    int status = 0;
+    for (int which = 0; which < 2 && status == 0; which++) {
+        PyObject *letters = PyObject_GetAttrString(cards, names[which]);
+        if (letters == NULL) {
+            status = -1;
+            break;
+        }
+        Py_ssize_t size = 0;
+        const char *text = NULL;
+        if (PyUnicode_Check(letters)) {
+            text = PyUnicode_AsUTF8AndSize(letters, &size);
+        }
+        if (text == NULL || size != counts[which]) {
+            if (!PyErr_Occurred()) {
+                PyErr_Format(PyExc_ImportError,
+                             "spades_replay.engine.cards.%s is not %zd letters", names[which],
+                             counts[which]);
+            }
+            status = -1;
+        } else {
+            memset(tables[which], -1, 256);
+            for (Py_ssize_t index = 0; index < size; index++) {
+                tables[which][(unsigned char)text[index]] = (signed char)index;
+            }
+        }
+        Py_DECREF(letters);
+    }
+    Py_DECREF(cards);
+    return status;
+}
+
 PyMODINIT_FUNC PyInit__verify_kernel(void)
 {
-    static const char ranks[] = "23456789TJQKA";
-    static const char suits[] = "CDHS";
-    memset(RANK_OF, -1, sizeof RANK_OF);
-    memset(SUIT_OF, -1, sizeof SUIT_OF);
-    for (int rank = 0; rank < 13; rank++) {
-        RANK_OF[(unsigned char)ranks[rank]] = (signed char)rank;
-    }
-    for (int suit = 0; suit < 4; suit++) {
-        SUIT_OF[(unsigned char)suits[suit]] = (signed char)suit;
+    if (read_letters() < 0) {
+        return NULL;
     }
     return PyModule_Create(&module);
 }
