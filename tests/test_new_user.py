@@ -16,6 +16,7 @@ from spades_replay.cli import main, stats_view
 from spades_replay.cli.query_cmd import render_table
 from spades_replay.errors import RulesError
 from spades_replay.play.recorder import Recorder
+from spades_replay.replayer.validate import check_bytes
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.text import player_labels
 
@@ -360,3 +361,48 @@ def test_text_that_is_not_json_is_said_in_words(
     assert "not valid JSON: the input is empty" in out
     assert "not JSON at all: it begins 'hello world', where a record begins with '{'" in out
     assert "zero-length" not in out
+
+
+def _with(path: list[str | int], written: str) -> bytes:
+    record = orjson.loads(GAME.read_bytes())
+    place = record
+    for key in path[:-1]:
+        place = place[key]
+    place[path[-1]] = "@@"
+    return orjson.dumps(record).replace(b'"@@"', written.encode())
+
+
+@pytest.mark.parametrize(
+    ("path", "written", "said"),
+    [
+        (["hands", 0, "bids", 0], str(2**70), f"{2**70} is not a bid"),
+        (["hands", 0, "bids", 0], str(10**400), "a number too large to read: 1000000000"),
+        (["hands", 0, "result", "scores", 0], "1.5e300", "whole number, got a number too large"),
+        (["hands", 0, "result", "scores", 0], "12.5", "'scores' must be a whole number, got 12.5"),
+    ],
+)  # fmt: skip
+def test_numbers_are_said_as_written_or_too_large(
+    path: list[str | int], written: str, said: str
+) -> None:
+    report, _ = check_bytes(_with(path, written), "x.json", None)
+    (problem,) = report.problems
+    assert said in problem.message
+    assert "e+" not in problem.message
+    assert "infinity" not in problem.message
+
+
+def test_a_huge_openspiel_action_is_too_large(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    histories = tmp_path / "h.txt"
+    histories.write_text(f"[{2**70}, 1, 2]\n")
+    code, _, err = run(
+        capsys, "import", "openspiel", str(histories), "-o", str(tmp_path / "g.jsonl")
+    )
+    assert code == 1
+    assert "action 0: a number too large is not an action" in err
+
+
+def test_a_bad_card_is_one_fault_with_one_message() -> None:
+    report, _ = check_bytes((FIXTURES / "invalid" / "format-card.json").read_bytes(), "x", None)
+    assert [problem.code.value for problem in report.problems] == ["format.card"]

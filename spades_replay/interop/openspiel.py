@@ -41,7 +41,7 @@ from spades_replay.engine.state import HandState, strict_legal_plays
 from spades_replay.errors import RulesError, SpadesReplayError
 from spades_replay.play.recorder import Recorder
 from spades_replay.record import models
-from spades_replay.record.problems import quote
+from spades_replay.record.problems import number_text, quote
 from spades_replay.replayer.replay import Replay, replay
 
 DEAL_ACTIONS = 52
@@ -257,7 +257,8 @@ def _check_actions(history: Sequence[object]) -> list[int]:
     dealt_at: dict[int, int] = {}
     for index, action in enumerate(history):
         if not isinstance(action, int) or isinstance(action, bool):
-            raise HistoryError(index, f"{action!r} is not an action (a whole number)")
+            found = number_text(action) if isinstance(action, float) else repr(action)
+            raise HistoryError(index, f"{found} is not an action (a whole number)")
         if DEAL_ACTIONS <= index < BIDS_END:
             if not BID_BASE <= action <= BID_BASE + 13:
                 raise HistoryError(

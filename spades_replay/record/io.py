@@ -26,7 +26,7 @@ from spades_replay.record.models import (
     RECORD_ADAPTER,
     AnyRecord,
 )
-from spades_replay.record.problems import json_type, problems_from_validation, quote
+from spades_replay.record.problems import TOO_LARGE, json_type, problems_from_validation, quote
 
 BOM = b"\xef\xbb\xbf"
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$")
@@ -80,7 +80,16 @@ def _json_message(data: bytes | str, error: orjson.JSONDecodeError) -> str:
         begins = text[start:].split("\n", 1)[0]
         shown = begins[:40] + ("…" if len(begins) > 40 else "")
         return f"not JSON at all: it begins {quote(shown)}, where a record begins with '{{'"
+    if "number is infinity" in error.msg:  # valid JSON, but no reader holds the number
+        found = _NUMBER.search(text, max(error.pos - 1, 0))
+        written = found.group() if found else ""
+        shown = written if len(written) <= 24 else f"{written[:20]}… ({len(written)} characters)"
+        return f"{TOO_LARGE} to read: {shown} (line {error.lineno}, column {error.colno})"
     return f"not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})"
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+"""A JSON number, as written."""
 
 
 def _encoding_message(data: bytes | str, detail: str) -> str:

@@ -87,6 +87,23 @@ def quote(value: object) -> str:
     return text
 
 
+TOO_LARGE = "a number too large"
+"""How a number that no field can hold is named: the reader turns a whole number past 64 bits
+into an approximation, so it is not shown (``1.1805916207174113e+21`` for ``2**70``)."""
+
+
+def number_text(value: int | float) -> str:
+    """A number from the input as a message shows it: as written, or, when it is too large
+    for any field, :data:`TOO_LARGE`.
+
+    >>> number_text(12), number_text(12.5), number_text(2.0**70), number_text(1.5e300)
+    ('12', '12.5', 'a number too large', 'a number too large')
+    """
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 2.0**63:
+        return TOO_LARGE
+    return repr(value)
+
+
 def _path(loc: Sequence[str | int]) -> list[str | int]:
     parts = list(loc)
     if parts and parts[0] in _VARIANT_TAGS:
@@ -201,7 +218,9 @@ def _describe(
             f"'{field}' must be {ctx.get('expected')}, got {quote(value)}",
         )
     if kind in _TYPE_NAMES:
-        return Code.FORMAT_TYPE, f"{name} must be {_TYPE_NAMES[kind]}, got {json_type(value)}"
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        found = number_text(value) if number else json_type(value)
+        return Code.FORMAT_TYPE, f"{name} must be {_TYPE_NAMES[kind]}, got {found}"
     if kind == "value_error":
         return Code.FORMAT_VALUE, msg.removeprefix("Value error, ")
     return Code.FORMAT_VALUE, f"{name}: {msg} (got {quote(value)})"
@@ -242,7 +261,8 @@ def problems_from_validation(error: ValidationError) -> tuple[Problem, ...]:
     """Every error of a failed validation, once per place.
 
     Unknown keys come first, since a misspelt key also makes the intended one missing; the
-    rest keep pydantic's order (document order).
+    rest keep pydantic's order (document order). A list with a bad item is not also said to
+    hold too few items.
     """
     seen: set[str] = set()
     problems = []
@@ -252,5 +272,13 @@ def problems_from_validation(error: ValidationError) -> tuple[Problem, ...]:
             continue
         seen.add(problem.pointer)
         problems.append(problem)
+    # a list with a bad item is also counted one short (pydantic counts the good ones): one
+    # fault, one message, so the count of a list whose items have problems is left out
+    problems = [
+        problem
+        for problem in problems
+        if problem.code is not Code.FORMAT_COUNT
+        or not any(other.pointer.startswith(problem.pointer + "/") for other in problems)
+    ]
     problems.sort(key=lambda problem: problem.code is not Code.FORMAT_UNKNOWN_KEY)
     return tuple(problems)
