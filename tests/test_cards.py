@@ -45,6 +45,18 @@ def test_bad_notation_is_refused(text: str) -> None:
         parse_card(text)
 
 
+def test_cards_of_lists_every_bit_in_order() -> None:
+    """The byte-table lookup of :func:`cards_of` against the plain reading of the bits."""
+    import random
+
+    rng = random.Random(52)
+    masks = [0, FULL_DECK_MASK, 1, 1 << 51, *(1 << card for card in range(52))]
+    masks += [rng.getrandbits(52) for _ in range(2000)]
+    masks += [mask_of(rng.sample(DECK, rng.randrange(1, 14))) for _ in range(2000)]
+    for mask in masks:
+        assert cards_of(mask) == tuple(card for card in range(52) if mask >> card & 1)
+
+
 def test_masks() -> None:
     assert mask_of(DECK) == FULL_DECK_MASK
     assert cards_of(FULL_DECK_MASK) == DECK

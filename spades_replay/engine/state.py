@@ -55,6 +55,7 @@ from spades_replay.engine.tricks import (
     check_play,
     opening_card,
     opening_leader,
+    play_violation,
     spades_open,
     trick_winner,
 )
@@ -338,15 +339,28 @@ def _draw(state: HandState, action: Draw) -> HandState:
         top, other = other, top
     holdings = list(state.holdings)
     holdings[action.seat] |= 1 << top
-    state = replace(
-        state,
-        holdings=tuple(holdings),
-        discard=state.discard | 1 << other,
-        draft=state.draft + ("K" if action.keep else "D"),
+    last = turn + 1 == 26
+    # built whole rather than by dataclasses.replace: a draft takes 26 of these per hand
+    state = HandState(
+        state.variant,
+        state.rules,
+        state.dealer,
+        state.phase,
+        state.turn if last else turn_seat(turn + 1, state.dealer),
+        tuple(holdings),
+        state.bids,
+        state.trick_leader,
+        state.tricks_won,
+        state.deck,
+        state.draft + ("K" if action.keep else "D"),
+        state.discard | 1 << other,
+        state.exchanges,
+        state.trick,
+        state.tricks,
+        state.spades_broken,
+        state.scores,
     )
-    if turn + 1 < 26:
-        return replace(state, turn=turn_seat(turn + 1, state.dealer))
-    return _after_setup(state)
+    return _after_setup(state) if last else state
 
 
 def _exchange(state: HandState, action: Exchange) -> HandState:
@@ -413,44 +427,70 @@ def _play(state: HandState, action: PlayCard) -> HandState:
     seat = action.seat
     if not state.tricks and not state.trick:
         check_first_lead(state.variant, state.rules, seat, action.card, at=("plays", 0))
-    check_play(
-        state.holdings[seat],
-        action.card,
-        state.led_suit,
-        spades_open(state.rules, state.spades_broken),
-        seat=seat,
-        at=("plays", state.cards_played),
-        trick=len(state.tricks) + 1,
-        position=len(state.trick) + 1,
-    )
+    led = state.led_suit
+    spades_may_lead = spades_open(state.rules, state.spades_broken)
+    if play_violation(state.holdings[seat], action.card, led, spades_may_lead) is not None:
+        # (the question first, as most plays are legal; the explanation only when one is not)
+        check_play(
+            state.holdings[seat],
+            action.card,
+            led,
+            spades_may_lead,
+            seat=seat,
+            at=("plays", state.cards_played),
+            trick=len(state.tricks) + 1,
+            position=len(state.trick) + 1,
+        )
     holdings = list(state.holdings)
     holdings[seat] &= ~(1 << action.card)
     trick = (*state.trick, action.card)
     broken = state.spades_broken or action.card >= FIRST_SPADE
     seat_count = state.variant.seat_count
+    # the next state is built whole rather than by dataclasses.replace (several times
+    # slower), as every card of every hand makes one
     if len(trick) < seat_count:
-        return replace(
-            state,
-            holdings=tuple(holdings),
-            trick=trick,
-            spades_broken=broken,
-            turn=(seat + 1) % seat_count,
+        return HandState(
+            state.variant,
+            state.rules,
+            state.dealer,
+            state.phase,
+            (seat + 1) % seat_count,
+            tuple(holdings),
+            state.bids,
+            state.trick_leader,
+            state.tricks_won,
+            state.deck,
+            state.draft,
+            state.discard,
+            state.exchanges,
+            trick,
+            state.tricks,
+            broken,
+            state.scores,
         )
     winner = trick_winner(trick, state.trick_leader, seat_count)
     done = Trick(len(state.tricks) + 1, state.trick_leader, trick, winner, seat_count)
     won = list(state.tricks_won)
     won[winner] += 1
     finished = len(state.tricks) + 1 == 13
-    return replace(
-        state,
-        holdings=tuple(holdings),
-        trick=(),
-        tricks=(*state.tricks, done),
-        tricks_won=tuple(won),
-        trick_leader=winner,
-        spades_broken=broken,
-        phase=Phase.DONE if finished else Phase.PLAY,
-        turn=None if finished else winner,
+    return HandState(
+        state.variant,
+        state.rules,
+        state.dealer,
+        Phase.DONE if finished else Phase.PLAY,
+        None if finished else winner,
+        tuple(holdings),
+        state.bids,
+        winner,
+        tuple(won),
+        state.deck,
+        state.draft,
+        state.discard,
+        state.exchanges,
+        (),
+        (*state.tricks, done),
+        broken,
+        state.scores,
     )
 
 

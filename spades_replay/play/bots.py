@@ -262,27 +262,27 @@ class HeuristicBot:
         last = len(state.trick) == count - 1
         if nil:
             if losers:
-                return PlayCard(seat, max(losers, key=_play_value))
-            return PlayCard(seat, max(legal, key=_play_value))
+                return PlayCard(seat, max(losers, key=_PLAY_VALUE.__getitem__))
+            return PlayCard(seat, max(legal, key=_PLAY_VALUE.__getitem__))
         partner_nil = partner is not None and (state.bids[partner] or 0) <= 0
         partner_winning = partner is not None and best_seat == partner
         if partner_nil and partner_winning and winners:
-            return PlayCard(seat, min(winners, key=_play_value))
+            return PlayCard(seat, min(winners, key=_PLAY_VALUE.__getitem__))
         need = self._side_need(state, seat)
         if need > 0 and winners and not (partner_winning and not partner_nil):
-            cheapest = min(winners, key=_play_value)
+            cheapest = min(winners, key=_PLAY_VALUE.__getitem__)
             if last or rank_of(cheapest) >= 10 or suit_of(cheapest) == SPADES:
                 return PlayCard(seat, cheapest)
-            return PlayCard(seat, max(winners, key=_play_value))
+            return PlayCard(seat, max(winners, key=_PLAY_VALUE.__getitem__))
         if losers:
             if need == 0:
-                return PlayCard(seat, max(losers, key=_play_value))
-            return PlayCard(seat, min(losers, key=_play_value))
-        return PlayCard(seat, min(legal, key=_play_value))
+                return PlayCard(seat, max(losers, key=_PLAY_VALUE.__getitem__))
+            return PlayCard(seat, min(losers, key=_PLAY_VALUE.__getitem__))
+        return PlayCard(seat, min(legal, key=_PLAY_VALUE.__getitem__))
 
     def _lead(self, state: HandState, seat: Seat, legal: tuple[int, ...], nil: bool) -> int:
         if nil:
-            return min(legal, key=_play_value)
+            return min(legal, key=_PLAY_VALUE.__getitem__)
         need = self._side_need(state, seat)
         aces = [card for card in legal if rank_of(card) == 12 and suit_of(card) != SPADES]
         if need > 0 and aces:
@@ -292,7 +292,7 @@ class HeuristicBot:
             if rank_of(max(spades)) >= 11:
                 return max(spades)
         non_spades = [card for card in legal if suit_of(card) != SPADES] or list(legal)
-        return min(non_spades, key=_play_value)
+        return min(non_spades, key=_PLAY_VALUE.__getitem__)
 
     def act(self, state: HandState, seat: Seat, rng: random.Random) -> Action:
         """The action ``seat`` takes now."""
@@ -305,9 +305,13 @@ class HeuristicBot:
         return self._play(state, seat)
 
 
-def _play_value(card: int) -> tuple[bool, int]:
+def _play_value(card: int) -> int:
     """How costly a card is to give up: spades above everything, then by rank."""
-    return suit_of(card) == SPADES, rank_of(card)
+    return (suit_of(card) == SPADES) * 13 + rank_of(card)
+
+
+_PLAY_VALUE = tuple(map(_play_value, range(52)))
+""":func:`_play_value` of every card, looked up (bots compare cards by it at every turn)."""
 
 
 BOTS: dict[str, type[RandomBot] | type[HeuristicBot]] = {
