@@ -60,7 +60,7 @@ import orjson
 from pages import replace_block
 
 from spades_replay.engine.seats import Variant
-from spades_replay.play.simulate import CorpusSpec, write_corpus
+from spades_replay.play.simulate import CorpusSpec, simulate_corpus, write_corpus
 from spades_replay.record.io import loads
 from spades_replay.record.models import AnyRecord
 from spades_replay.replayer import verify as verifier
@@ -87,6 +87,9 @@ TARGETS = {
     "jobs_speedup": 1.7,
     "peak_mb": 200,
     "startup": 1.5,
+    "simulate_four": 300,
+    "simulate_two": 150,
+    "simulate_random": 1000,
 }
 
 
@@ -293,6 +296,40 @@ def startup_figures(rounds: int) -> dict[str, dict[str, float]]:
     return figures
 
 
+SIMULATE_SEED = 303
+"""The seed of the games the simulate stage plays (other than the corpora's, so that its
+figures do not depend on corpora already written)."""
+
+
+def simulate_figures(games: int) -> dict[str, dict[str, float]]:
+    """Self-play on one core, in this process: ``games`` games of each variant between
+    heuristic bots and between random bots (as ``simulate`` plays them: a game not won
+    within 60 hands stops there), in games and hands a second of CPU time; beside it, the
+    validation of the same games (``validate_bytes``), so that both are read on the same
+    machine in the same run."""
+    figures = {}
+    for variant in (Variant.FOUR_PLAYER, Variant.TWO_PLAYER):
+        for bot in ("heuristic", "random"):
+            spec = CorpusSpec(variant, games, SIMULATE_SEED, bot=bot)
+            start = time.process_time()
+            lines = list(simulate_corpus(spec, jobs=1))
+            simulated = time.process_time() - start
+            validated = timed(validate_bytes, lines)
+            hands = sum(len(orjson.loads(line)["hands"]) for line in lines)
+            name = f"{variant.value}, {bot}"
+            figures[name] = {
+                "games_per_second": games / simulated,
+                "hands_per_second": hands / simulated,
+                "validate_games_per_second": games / validated,
+            }
+            print(
+                f"  {name:24s} {games / simulated:8.1f} games/s ({hands / simulated:,.0f} "
+                f"hands/s); validating them {games / validated:,.0f} games/s",
+                file=sys.stderr,
+            )
+    return figures
+
+
 def jobs_figures(path: Path, rounds: int) -> dict[str, float]:
     """Wall time of validating ``path`` on one and on two worker processes: the medians of
     ``rounds`` runs of each, alternating, so that both meet the same noise."""
@@ -437,6 +474,7 @@ def markdown(results: dict[str, Any]) -> str:
         f"{startup['validate one record']['ratio']:.2f} x "
         f"({startup['import orjson']['seconds'] * 1000:.0f} ms for import orjson) | "
         f"{'yes' if slowest_start <= TARGETS['startup'] else 'no'} |",
+        *simulate_rows(results["simulate"]),
         f"| end-to-end validate >= {TARGETS['validate']} of orjson (stretch "
         f"{TARGETS['validate_stretch']}) | {validate:.3f} (the lower variant) | "
         f"{'yes' if validate >= TARGETS['validate'] else 'no'} |",
@@ -458,6 +496,29 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def simulate_rows(figures: dict[str, dict[str, float]]) -> list[str]:
+    """The rows of the targets table for self-play."""
+
+    def rate(name: str) -> float:
+        return figures[name]["games_per_second"]
+
+    def met(ok: bool) -> str:
+        return "yes" if ok else "no"
+
+    random_rate = min(rate("four-player, random"), rate("two-player, random"))
+    return [
+        f"| `simulate`, heuristic bots, one core: >= {TARGETS['simulate_four']} four-player "
+        f"games/s | {rate('four-player, heuristic'):.1f} | "
+        f"{met(rate('four-player, heuristic') >= TARGETS['simulate_four'])} |",
+        f"| the same, >= {TARGETS['simulate_two']} two-player games/s | "
+        f"{rate('two-player, heuristic'):.1f} | "
+        f"{met(rate('two-player, heuristic') >= TARGETS['simulate_two'])} |",
+        f"| `simulate`, random bots: >= {TARGETS['simulate_random']} games/s | "
+        f"{rate('four-player, random'):.1f} four-player, {rate('two-player, random'):.1f} "
+        f"two-player (games of 60 hands) | {met(random_rate >= TARGETS['simulate_random'])} |",
+    ]
+
+
 def write_docs(text: str) -> None:
     """Replace the part of docs/performance.md between its bench markers."""
     replace_block(DOCS, "bench", text)
@@ -472,7 +533,7 @@ def main() -> None:
     parser.add_argument(
         "--only",
         action="append",
-        choices=("startup",),
+        choices=("startup", "simulate"),
         help="run only this part (repeatable); the figures are printed, never written to the docs",
     )
     arguments = parser.parse_args()
@@ -484,7 +545,10 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     games = 200 if arguments.quick else 2000
     rounds = 3 if arguments.quick else 7
-    parts = {"startup": lambda: startup_figures(11 if arguments.quick else 21)}
+    parts = {
+        "startup": lambda: startup_figures(11 if arguments.quick else 21),
+        "simulate": lambda: simulate_figures(20 if arguments.quick else 100),
+    }
     if arguments.only:
         for part in arguments.only:
             print(f"{part}:", file=sys.stderr)

@@ -54,6 +54,13 @@ def test_every_stage_runs_and_the_report_renders() -> None:
         "jobs": {"jobs_1_seconds": 2.0, "jobs_2_seconds": 1.0, "speedup": 2.0},
         "memory": {"corpus_mb": 1.0, "jobs_1_peak_mb": 50.0, "jobs_2_tree_peak_mb": 90.0},
         "startup": run.startup_figures(1),
+        "simulate": run.simulate_figures(1),
+    }
+    assert set(results["simulate"]) == {
+        "four-player, heuristic",
+        "four-player, random",
+        "two-player, heuristic",
+        "two-player, random",
     }
     assert set(results["startup"]) == {"import orjson", "--help", "validate one record"}
     text = run.markdown(results)
@@ -64,6 +71,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     assert "| --jobs 2 >= 1.7 x --jobs 1 | 2.00 x" in text
     assert "| `spades-replay validate` of 1,600 mixed games >= 0.15 of orjson" in text
     assert "| `spades-replay --help` and `validate` of one record <= 1.5 x" in text
+    assert "| `simulate`, heuristic bots, one core: >= 300 four-player games/s |" in text
 
 
 @pytest.mark.slow
