@@ -24,6 +24,7 @@ COMMANDS = {
     "replay": "show a game hand by hand, trick by trick",
     "analyze": "double-dummy analysis: par, the cost of every card, Nil verdicts",
     "stats": "metrics per player, game or variant",
+    "ratings": "a skill rating per player, with its uncertainty",
     "rescore": "what-if: score the games again under other scoring options",
     "simulate": "write a corpus of games between seeded bots",
     "schema": "print the JSON Schema of the record format",

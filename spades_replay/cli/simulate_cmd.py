@@ -22,7 +22,14 @@ from spades_replay.cli.progress import Bar
 from spades_replay.engine.rules import PRESETS, Rules, options_problem
 from spades_replay.engine.seats import Variant
 from spades_replay.interop.openspiel import Settings, UnsupportedError, check_rules
-from spades_replay.play.simulate import BOT_KINDS, MAX_HANDS, CorpusSpec, Tally, write_corpus
+from spades_replay.play.simulate import (
+    BOT_KINDS,
+    MAX_HANDS,
+    CorpusSpec,
+    Tally,
+    seat_kinds,
+    write_corpus,
+)
 from spades_replay.text import option_value, safe
 
 
@@ -56,10 +63,11 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--bot",
-        choices=BOT_KINDS,
         default="heuristic",
-        help="who plays (default heuristic); openspiel: four-player games under OpenSpiel's "
-        "rules that export openspiel takes whole",
+        metavar="BOT[,BOT...]",
+        help=f"who plays: {', '.join(BOT_KINDS)} in every seat (default heuristic), or one "
+        "bot per seat in seat order, e.g. heuristic,random,heuristic,random; openspiel: "
+        "four-player games under OpenSpiel's rules that export openspiel takes whole",
     )
     parser.add_argument(
         "--max-hands",
@@ -97,6 +105,10 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--games must be 0 or more")
     if arguments.max_hands < 1:
         raise UsageError("--max-hands must be at least 1")
+    try:
+        seat_kinds(Variant(arguments.variant), arguments.bot)
+    except ValueError as error:
+        raise UsageError(f"--bot: {error}") from None
     settings = arguments.rule
     if arguments.bot == "openspiel":
         if arguments.variant != Variant.FOUR_PLAYER.value:
@@ -152,7 +164,7 @@ def unfinished_warning(tally: Tally, max_hands: int, bot: str) -> str:
         f"{tally.unfinished} of {tally.games} game(s) are unfinished: no side won within "
         f"--max-hands {max_hands} hands"
     )
-    if bot == "random":
+    if "random" in bot.split(","):
         text += (
             " (random bots rarely make their bids, so scores sink and nobody reaches the "
             "target: add a lose score, e.g. --rule lose_score=-300)"

@@ -42,14 +42,36 @@ CORPUS_NAMES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 """How the name of a corpus ends; :func:`write_corpus` writes any other name as a directory."""
 
 
-def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
-    """The named players of simulated games, one per seat.
+def seat_kinds(variant: Variant, kind: str) -> tuple[str, ...]:
+    """The bot of each seat that ``kind`` names: one of :data:`BOT_KINDS` for every seat, or
+    one per seat in seat order, comma-separated (``heuristic,random,heuristic,random``).
+    Raises :class:`ValueError`, saying why, for anything else.
 
-    Heuristic players keep a style from game to game, so that per-player stats differ:
-    Megan overbids, Drew is careful and fond of Nil; Alex overbids, Beth bids Nil and Blind
-    Nil often, Charlie underbids, David plays it straight. The ``openspiel`` players
-    (four-player only) play only what OpenSpiel's spades can play.
+    ``openspiel`` plays every seat or none (its games follow OpenSpiel's rules).
+
+    >>> seat_kinds(Variant.TWO_PLAYER, "random")
+    ('random', 'random')
+    >>> seat_kinds(Variant.FOUR_PLAYER, "heuristic,random,heuristic,random")
+    ('heuristic', 'random', 'heuristic', 'random')
     """
+    kinds = tuple(part.strip() for part in kind.split(","))
+    for name in kinds:
+        if name not in BOT_KINDS:
+            raise ValueError(f"unknown bot {name!r}: choose from {', '.join(BOT_KINDS)}")
+    if "openspiel" in kinds and len(set(kinds)) > 1:
+        raise ValueError("openspiel plays every seat or none: its games follow OpenSpiel's rules")
+    if len(kinds) == 1:
+        return kinds * variant.seat_count
+    if len(kinds) != variant.seat_count:
+        raise ValueError(
+            f"{len(kinds)} bots for the {variant.seat_count} seats of {variant.value}: give "
+            f"one bot for every seat, or one per seat in seat order"
+        )
+    return kinds
+
+
+def _cast(variant: Variant, kind: str) -> list[tuple[str, Bot]]:
+    """The named players of one kind of bot, one per seat."""
     if kind == "random":
         names = (
             ("Megan", "Drew")
@@ -66,8 +88,6 @@ def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
         if variant is not Variant.FOUR_PLAYER:
             raise ValueError("the openspiel bots play four-player games: OpenSpiel has no other")
         return [(name, OpenSpielBot()) for name in ("Alex", "Beth", "Charlie", "David")]
-    if kind != "heuristic":
-        raise ValueError(f"unknown bot {kind!r}: choose from {', '.join(BOT_KINDS)}")
     if variant is Variant.TWO_PLAYER:
         return [
             ("Megan", HeuristicBot(boldness=0.5, nil_rate=0.5, blind_nil_rate=0.03)),
@@ -79,6 +99,21 @@ def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
         ("Charlie", HeuristicBot(boldness=-0.6, nil_rate=0.6, blind_nil_rate=0.03)),
         ("David", HeuristicBot(boldness=0.0, nil_rate=0.6, blind_nil_rate=0.04)),
     ]
+
+
+def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
+    """The named players of simulated games, one per seat; ``kind`` names the bots as
+    :func:`seat_kinds` reads it (one kind for all seats, or one per seat). A player's id is
+    her bot's kind and her name (``heuristic-megan``), so that mixed seats give distinct
+    players.
+
+    Heuristic players keep a style from game to game, so that per-player stats differ:
+    Megan overbids, Drew is careful and fond of Nil; Alex overbids, Beth bids Nil and Blind
+    Nil often, Charlie underbids, David plays it straight. The ``openspiel`` players
+    (four-player only) play only what OpenSpiel's spades can play.
+    """
+    kinds = seat_kinds(variant, kind)
+    return [_cast(variant, name)[seat] for seat, name in enumerate(kinds)]
 
 
 def game_seed(seed: int, index: int) -> int:
