@@ -51,7 +51,13 @@ from spades_replay.replayer.rescore import (
     check_options,
     rescore,
 )
-from spades_replay.replayer.validate import CorpusValidation, RecordReport, Sink, Verified
+from spades_replay.replayer.validate import (
+    CorpusValidation,
+    RecordReport,
+    Sink,
+    Summary,
+    Verified,
+)
 from spades_replay.text import option_value, player_labels, rate_label, safe
 
 PARTS_LISTED = 5
@@ -84,9 +90,16 @@ def register(commands: Any) -> None:
             "wins before and after. Invalid records are reported and left out."
         ),
         epilog="Exit codes: 0 every record rescored, 1 some records invalid (left out; the "
-        "rest are still rescored), 2 usage error (such as a non-scoring option) or I/O error.",
+        "rest are still rescored), 2 usage error (such as a non-scoring option) or I/O error, "
+        "3 no records found.",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "--store",
+        metavar="DIR",
+        help="rescore the games of a store made by `ingest` instead of PATHs: the same "
+        "answers as on the files it holds, from its tables, without replaying a game",
+    )
     parser.add_argument(
         "--rule",
         action="append",
@@ -374,12 +387,40 @@ def encode_json(
     return orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n"
 
 
-def run(arguments: argparse.Namespace) -> int:
-    """Rescore and write."""
-    arguments.format = output_format(arguments.format, arguments.output, FORMATS)
-    options = parse_options(arguments.rule)
-    out = stdout_console()
-    err = console_for(sys.stderr)
+def _from_store(
+    arguments: argparse.Namespace, options: dict[str, RuleValue], err: Console
+) -> tuple[list[Rescored], CorpusRescore, Summary]:
+    """Every game of the store rescored from its tables; its invalid records reported."""
+    from spades_replay.store.layout import StoreError
+    from spades_replay.store.read import Store
+    from spades_replay.store.rescore import rescore_tables
+
+    try:
+        store = Store.open(arguments.store)
+        for report in store.invalid_reports():
+            _report_invalid(err, report)
+        summary = store.summary()
+        tables = store.tables()
+    except StoreError as error:
+        raise UsageError(str(error)) from None
+    except OSError as error:
+        raise UsageError(f"cannot read the store {arguments.store}: {error}") from None
+    try:
+        rescored = rescore_tables(tables, options)
+    except RescoreError as error:
+        raise UsageError(safe(str(error), 1000)) from None
+    places = rescored.games.select("source", "line").rows()
+    games = [
+        Rescored(source, line, game)
+        for (source, line), game in zip(places, rescored.each(), strict=True)
+    ]
+    return games, rescored.summary, summary
+
+
+def _from_paths(
+    arguments: argparse.Namespace, options: dict[str, RuleValue], out: Console, err: Console
+) -> tuple[list[Rescored], CorpusRescore, Summary]:
+    """Every valid game under the paths, replayed and rescored; invalid records reported."""
     reading = Bar(
         "rescoring",
         counts="bytes",
@@ -400,13 +441,28 @@ def run(arguments: argparse.Namespace) -> int:
     with reading:
         for report in validation:
             _report_invalid(err, report)
-    result = validation.summary
+    summary = CorpusRescore().extend(rescored.game for rescored in gathered.games)
+    return gathered.games, summary, validation.summary
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Rescore and write."""
+    arguments.format = output_format(arguments.format, arguments.output, FORMATS)
+    options = parse_options(arguments.rule)
+    out = stdout_console()
+    err = console_for(sys.stderr)
+    if arguments.store is not None:
+        if arguments.paths:
+            raise UsageError("give PATHs or --store DIR, not both")
+        games, summary, result = _from_store(arguments, options, err)
+    elif not arguments.paths:
+        raise UsageError("give the PATHs to read, or --store DIR")
+    else:
+        games, summary, result = _from_paths(arguments, options, out, err)
     for problem in result.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     if not result.records:  # nothing read: the path errors or "no records" alone
         return exit_code(result, arguments.paths, err)
-    summary = CorpusRescore().extend(rescored.game for rescored in gathered.games)
-    games = gathered.games
     if arguments.changed:
         games = [rescored for rescored in games if rescored.game.winner_changed]
     if arguments.format == "table":
