@@ -11,10 +11,10 @@ longer than the rest of the run; the store is built once per size and kept there
 Measured (in this process, each the median of three):
 
 - reading the store's tables (``Store.tables``), as a page does once when the store opens;
-- the side facts (``side_facts``: each side's contract, tricks and Nils per hand), which no
-  option changes, so a page computes them once;
-- one option change (``rescore_tables`` with the facts at hand): what a What-if click costs,
-  target <= 2 s; and the same with the facts (a first question);
+- preparing them (``prepare``: each side's contract, tricks and Nils per hand, the games as
+  played), which no option changes, so a page does it once;
+- one option change (``rescore_tables`` with the tables prepared): what a What-if click
+  costs, target <= 2 s; and the same preparing too (a first question);
 - the replaying rescore on the first ``BASELINE`` games, per game, and the ratio.
 
 Results are printed and written to ``benchmarks/out/whatif.json``; with ``--write-docs``
@@ -43,7 +43,7 @@ from spades_replay.record.io import loads
 from spades_replay.replayer.rescore import rescore
 from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
-from spades_replay.store.rescore import rescore_tables, side_facts
+from spades_replay.store.rescore import prepare, rescore_tables
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "out"
@@ -113,14 +113,14 @@ def measure(games: int) -> dict[str, Any]:
     opened = Store.open(directory)
     read_s = median_time(opened.tables)
     tables = opened.tables()
-    facts_s = median_time(lambda: side_facts(tables.seat_hands))
-    facts = side_facts(tables.seat_hands)
-    change_s = median_time(lambda: rescore_tables(tables, OPTIONS, facts=facts))
+    prepare_s = median_time(lambda: prepare(tables))
+    prepared = prepare(tables)
+    change_s = median_time(lambda: rescore_tables(tables, OPTIONS, prepared=prepared))
     first_s = median_time(lambda: rescore_tables(tables, OPTIONS))
     records = [loads(line) for line in corpus(games).read_bytes().splitlines()[:BASELINE]]
     replay_s = median_time(lambda: [rescore(record, **OPTIONS) for record in records], runs=1)
     per_game = replay_s / len(records)
-    answer = rescore_tables(tables, OPTIONS, facts=facts)
+    answer = rescore_tables(tables, OPTIONS, prepared=prepared)
     return {
         "when": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
         "machine": f"{platform.machine()}, {platform.python_version()}",
@@ -128,7 +128,7 @@ def measure(games: int) -> dict[str, Any]:
         "hands": tables.side_hands.height // 2,
         "winner_changed": answer.summary.winner_changed,
         "read_s": read_s,
-        "facts_s": facts_s,
+        "prepare_s": prepare_s,
         "change_s": change_s,
         "first_s": first_s,
         "replay_per_game_ms": per_game * 1000,
@@ -148,11 +148,11 @@ def markdown(result: dict[str, Any]) -> str:
             "",
             "| step | time | note |",
             "| --- | --- | --- |",
-            f"| one option change (`rescore_tables`, side facts at hand) | "
+            f"| one option change (`rescore_tables`, the tables prepared) | "
             f"{result['change_s']:.2f} s | target <= {TARGET_S:g} s: {met} |",
-            f"| the first question (side facts included) | {result['first_s']:.2f} s | |",
-            f"| side facts alone (`side_facts`, once per store or filter) | "
-            f"{result['facts_s']:.2f} s | |",
+            f"| the first question (preparing included) | {result['first_s']:.2f} s | |",
+            f"| preparing alone (`prepare`, once per store or filter) | "
+            f"{result['prepare_s']:.2f} s | |",
             f"| reading the store's tables (`Store.tables`, once) | {result['read_s']:.2f} s | |",
             f"| replaying `rescore`, per game ({BASELINE:,} games timed) | "
             f"{result['replay_per_game_ms']:.2f} ms | {result['replay_estimate_s']:.0f} s for "

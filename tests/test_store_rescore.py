@@ -21,7 +21,7 @@ from spades_replay.replayer.rescore import CorpusRescore, Rescore, RescoreError,
 from spades_replay.replayer.validate import CorpusValidation, Sink, Verified
 from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
-from spades_replay.store.rescore import rescore_tables, side_facts
+from spades_replay.store.rescore import prepare, rescore_tables
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
 
@@ -78,14 +78,14 @@ def _same_game(ours: Rescore, theirs: Rescore, game: int) -> None:
 def _check(directory: Path, paths: list[Path], seeds: range) -> int:
     ingest(paths, directory)
     tables = Store.open(directory).tables()
-    facts = side_facts(tables.seat_hands)
+    prepared = prepare(tables)
     records = _valid_records(paths)
     assert len(records) == tables.games.height
     checked = 0
     for seed in seeds:
         options = _random_options(random.Random(seed))
         try:
-            ours = rescore_tables(tables, options, facts=facts)
+            ours = rescore_tables(tables, options, prepared=prepared)
         except RescoreError:
             refused = 0
             for record in records:

@@ -3,10 +3,11 @@ replaying a game (docs/store.md, "What-if from the store").
 
 The seat table holds every complete hand's bids and tricks; that is all scoring reads. The
 hands are scored again in polars, every game at once: each side's contract, tricks and Nil
-outcomes (:func:`side_facts`, which does not depend on the options, so a page asking many
-questions computes it once), then the points part by part under each game's rules with the
-changes, the running bags and their penalties, the running scores, and the first hand after
-which a side has won (a tie plays on). The answers are those of
+outcomes (:func:`prepare`, which does not depend on the options, so a page asking many
+questions prepares them once), then the points part by part under each game's rules with
+the changes, the running bags and their penalties, the running scores (totals within a game
+without window functions: the running total of the column less its total before the game's
+first row), and the first hand after which a side has won (a tie plays on). The answers are those of
 :func:`spades_replay.replayer.rescore.rescore`, game by game (a test holds them equal):
 :meth:`StoreRescore.game` gives the very :class:`~spades_replay.replayer.rescore.Rescore`.
 
@@ -72,15 +73,92 @@ PART_COLUMNS = ("contract_points", "bag_points", "nil_points", "penalty_points",
 :data:`spades_replay.replayer.rescore.PARTS`)."""
 
 
-def side_facts(seat_hands: pl.DataFrame) -> pl.DataFrame:
-    """What scoring reads of each side in each complete hand, whatever the options: the
-    contract (number bids added), tricks, the tricks of its Nil bidders, and how many Nil and
-    Blind Nil bids were made and failed. Sorted by game, hand and side."""
+def _in_game(column: str) -> pl.Expr:
+    """The running total of ``column`` within each game, on rows sorted by game and hand
+    whose ``start`` holds the row of their game's first hand: the total over all rows, less
+    the total before the game's first row (no window, so quick on millions of rows)."""
+    total = pl.col(column).cum_sum()
+    return total - (total - pl.col(column)).gather(pl.col("start"))
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What scoring reads of some tables, whatever the options (:func:`prepare`; a page that
+    asks many questions of the same games prepares them once).
+
+    ``blocks`` holds one frame per side with a row per complete hand, sorted by game and
+    hand, so that row *i* of both is the same hand: the game's row in ``games``
+    (``game_row``), the hand, the row of the game's first hand (``start``), whether the game
+    is four-player, and the side's contract (number bids added), tricks, the tricks of its
+    Nil bidders and its Nil and Blind Nil bids made and failed. ``last`` holds each game's
+    last row in the blocks (null for a game without a complete hand). ``played`` is each
+    game as played, as :class:`StoreRescore` ``games`` reports it; ``played_rows`` every
+    side-hand as played (:data:`_SCORE_COLUMNS`); ``seats`` every game's players;
+    ``nils`` every Nil and Blind Nil bid.
+    """
+
+    games: pl.DataFrame
+    blocks: tuple[pl.DataFrame, pl.DataFrame]
+    last: pl.Series
+    played: pl.DataFrame
+    played_rows: pl.DataFrame
+    seats: pl.DataFrame
+    nils: pl.DataFrame
+
+
+def _blocks(frame: pl.DataFrame, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``frame`` (one row per side per hand) split by side, each sorted by game and hand,
+    with ``game_row`` (from ``rows``: game, game_row) and ``start``."""
+    sides = []
+    for side in (0, 1):
+        block = (
+            frame.filter(pl.col("side") == side)
+            .join(rows, on="game", how="inner")
+            .sort("game_row", "hand")
+        )
+        block = block.with_row_index("start").with_columns(pl.col("start").cast(pl.Int64))
+        sides.append(block.with_columns(pl.col("start").min().over("game_row")).drop("side"))
+    return sides[0], sides[1]
+
+
+def _game_totals(block: pl.DataFrame, at: pl.Series, columns: dict[str, str]) -> pl.DataFrame:
+    """For each game, the running totals (within the game) of ``block``'s columns at row
+    ``at`` (null: 0), named by ``columns``."""
+    totals = block.select(**{name: _in_game(column) for name, column in columns.items()})
+    return totals.select(pl.all().gather(at).fill_null(0))
+
+
+def _played(
+    games: pl.DataFrame, blocks: tuple[pl.DataFrame, pl.DataFrame], last: pl.Series
+) -> pl.DataFrame:
+    """Each game as played: final scores and each side's parts (from the side table), the
+    winner, reason and end hand (from the games table)."""
+    frame = games.select(
+        played_winner="winner",
+        played_reason="reason",
+        played_end_hand=pl.when(pl.col("winner").is_not_null()).then(pl.col("hands")),
+    )
+    for side in (0, 1):
+        columns = {f"played_score_{side}": "points"}
+        columns.update({f"played_{part}_{side}": part for part in PART_COLUMNS})
+        frame = frame.hstack(_game_totals(blocks[side], last, columns))
+    return frame
+
+
+def prepare(tables: Tables) -> Prepared:
+    """What scoring reads of ``tables``, whatever the options."""
+    games = tables.games
+    rows = (
+        games.select("game")
+        .with_row_index("game_row")
+        .with_columns(pl.col("game_row").cast(pl.Int64))
+    )
+    four = games.select("game", four=pl.col("variant") == Variant.FOUR_PLAYER.value)
     kind = pl.col("bid_kind")
     number = kind == "number"
     clean = pl.col("tricks") == 0
-    return (
-        seat_hands.lazy()
+    facts = (
+        tables.seat_hands.lazy()
         .group_by(_SIDE_KEYS)
         .agg(
             contract=pl.col("bid").filter(number).sum(),
@@ -91,8 +169,42 @@ def side_facts(seat_hands: pl.DataFrame) -> pl.DataFrame:
             blind_made=(kind == "blind_nil").and_(clean).sum().cast(pl.Int64),
             blind_failed=(kind == "blind_nil").and_(~clean).sum().cast(pl.Int64),
         )
-        .sort(_SIDE_KEYS)
+        .join(four.lazy(), on="game", how="left")
         .collect()
+    )
+    blocks = _blocks(facts, rows)
+    ends = blocks[0].with_row_index("at").group_by("game_row").agg(pl.col("at").max())
+    last = (
+        rows.join(ends, on="game_row", how="left", maintain_order="left")
+        .get_column("at")
+        .cast(pl.Int64)
+    )
+    played_sides = tables.side_hands.select(
+        *_SIDE_KEYS,
+        *(
+            pl.col("tricks_toward_contract" if name == "tricks_toward" else name).alias(name)
+            for name in _SCORE_COLUMNS
+        ),
+    )
+    played_blocks = _blocks(played_sides, rows)
+    seats = _seats(tables, rows)
+    nils = tables.seat_hands.filter(kind != "number").select(
+        "game",
+        "hand",
+        "side",
+        "seat",
+        blind=kind == "blind_nil",
+        tricks="tricks",
+        points="nil_points",
+    )
+    return Prepared(
+        games,
+        blocks,
+        last,
+        _played(games, played_blocks, last),
+        played_sides.sort(_SIDE_KEYS),
+        seats,
+        nils,
     )
 
 
@@ -126,7 +238,8 @@ def _rules_changed(games: pl.DataFrame, options: Mapping[str, RuleValue]) -> dic
     return changed
 
 
-def _params(changed: dict[str, Rules]) -> pl.DataFrame:
+def _params(games: pl.DataFrame, changed: dict[str, Rules]) -> pl.DataFrame:
+    """The scoring options of every game (a row per game, in order)."""
     rows = [
         (
             label,
@@ -142,27 +255,25 @@ def _params(changed: dict[str, Rules]) -> pl.DataFrame:
         )
         for label, rules in changed.items()
     ]
-    return pl.DataFrame(rows, schema=_PARAMS_SCHEMA, orient="row")
+    by_label = pl.DataFrame(rows, schema=_PARAMS_SCHEMA, orient="row")
+    return games.select("rules").join(by_label, on="rules", how="left", maintain_order="left")
 
 
-def score_sides(facts: pl.DataFrame, games: pl.DataFrame, params: pl.DataFrame) -> pl.DataFrame:
-    """Every side-hand of ``facts`` scored under its game's rules (``params``, by rules
-    label), with the running bags and scores, and the game's end: ``end_hand`` (null when no
-    side wins), ``winner`` and ``reason``. Hands after the end are dropped."""
-    per_game = games.select("game", "variant", "rules").join(params, on="rules", how="left")
-    rows = facts.join(per_game, on="game", how="left", maintain_order="left")
+def _scored(block: pl.DataFrame, params: pl.DataFrame) -> pl.DataFrame:
+    """One side's hands (a block of :class:`Prepared`) scored under ``params`` (a row per
+    game): every column of :data:`_SCORE_COLUMNS`, running bags and score within the game."""
+    rows = block.hstack(params.drop("rules").select(pl.all().gather(block["game_row"])))
     contract = pl.col("contract")
-    pooled = pl.col("help_partner") & (pl.col("variant") == Variant.FOUR_PLAYER.value)
+    pooled = pl.col("help_partner") & pl.col("four")
     has_contract = contract > 0
     toward = (
         pl.when(pooled).then(pl.col("tricks")).otherwise(pl.col("tricks") - pl.col("nil_tricks"))
     )
     made = toward >= contract
     doubled = made & pl.col("double").is_not_null() & (contract >= pl.col("double"))
-    bag_points = pl.col("overtricks") + pl.col("nil_bags")
-    running = pl.col("bag_points").cum_sum().over("game", "side")
     limit = pl.col("bag_limit")
-    scored = (
+    running = pl.col("running_bags")
+    return (
         rows.with_columns(
             tricks_toward=pl.when(has_contract).then(toward).otherwise(0),
             made=pl.when(has_contract).then(made),
@@ -180,7 +291,8 @@ def score_sides(facts: pl.DataFrame, games: pl.DataFrame, params: pl.DataFrame) 
             nil_points=(pl.col("nil_made") - pl.col("nil_failed")) * pl.col("nil_bonus")
             + (pl.col("blind_made") - pl.col("blind_failed")) * pl.col("blind_bonus"),
         )
-        .with_columns(bag_points=bag_points)
+        .with_columns(bag_points=pl.col("overtricks") + pl.col("nil_bags"))
+        .with_columns(running_bags=_in_game("bag_points"))
         .with_columns(
             bag_penalties=running // limit - (running - pl.col("bag_points")) // limit,
             bags=running % limit,
@@ -192,69 +304,35 @@ def score_sides(facts: pl.DataFrame, games: pl.DataFrame, params: pl.DataFrame) 
             + pl.col("nil_points")
             + pl.col("penalty_points")
         )
-        .with_columns(score=pl.col("points").cum_sum().over("game", "side"))
+        .with_columns(score=_in_game("points"))
     )
-    first = pl.col("score")
-    second = pl.col("score_1")
-    hands = (
-        scored.filter(pl.col("side") == 0)
-        .select("game", "hand", "score", "target", "lose")
-        .join(
-            scored.filter(pl.col("side") == 1).select("game", "hand", score_1="score"),
-            on=("game", "hand"),
-            how="left",
-            maintain_order="left",
-        )
-        .with_columns(
-            reason=pl.when(first == second)
-            .then(None)
-            .when((first >= pl.col("target")) | (second >= pl.col("target")))
-            .then(pl.lit("target"))
-            .when(
-                pl.col("lose").is_not_null()
-                & ((first <= pl.col("lose")) | (second <= pl.col("lose")))
-            )
-            .then(pl.lit("mercy")),
-            winner=pl.when(first > second).then(0).otherwise(1).cast(pl.Int64),
-        )
-        .filter(pl.col("reason").is_not_null())
-        .group_by("game")
-        .agg(
-            end_hand=pl.col("hand").min(),
-            winner=pl.col("winner").sort_by("hand").first(),
-            reason=pl.col("reason").sort_by("hand").first(),
-        )
+
+
+def _ends(first: pl.DataFrame, second: pl.DataFrame) -> pl.DataFrame:
+    """Where each game ends, from both sides scored (rows aligned): for every row, whether
+    the game ended there (``end``) or before (``over``), the ``winner`` and ``reason``."""
+    one, two = first["score"], second["score"]
+    frame = first.select("game_row", "hand", "start", "target", "lose").with_columns(
+        one=one, two=two
     )
+    a, b = pl.col("one"), pl.col("two")
+    target, lose = pl.col("target"), pl.col("lose")
     return (
-        scored.join(hands, on="game", how="left", maintain_order="left")
-        .filter(pl.col("end_hand").is_null() | (pl.col("hand") <= pl.col("end_hand")))
-        .select(*_SIDE_KEYS, *_SCORE_COLUMNS, "end_hand", "winner", "reason")
-    )
-
-
-def _outcome_columns(
-    sides: pl.DataFrame, games: pl.DataFrame, prefix: str, *, ends: pl.DataFrame
-) -> pl.DataFrame:
-    """One row per game of ``games``: the final scores, each side's parts, the winner,
-    reason and end hand (from ``ends``), each column named with ``prefix``."""
-    totals = sides.group_by("game", "side").agg(
-        pl.col("score").last(), *(pl.col(part).sum() for part in PART_COLUMNS)
-    )
-    frame = games.select("game").join(ends, on="game", how="left", maintain_order="left")
-    for side in (0, 1):
-        own = totals.filter(pl.col("side") == side).select(
-            "game",
-            pl.col("score").alias(f"{prefix}score_{side}"),
-            *(pl.col(part).alias(f"{prefix}{part}_{side}") for part in PART_COLUMNS),
+        frame.with_columns(
+            reason=pl.when(a == b)
+            .then(None)
+            .when((a >= target) | (b >= target))
+            .then(pl.lit("target"))
+            .when(lose.is_not_null() & ((a <= lose) | (b <= lose)))
+            .then(pl.lit("mercy")),
+            winner=pl.when(a > b).then(0).otherwise(1).cast(pl.Int64),
         )
-        frame = frame.join(own, on="game", how="left", maintain_order="left")
-    filled = [
-        pl.col(f"{prefix}{name}_{side}").fill_null(0)
-        for side in (0, 1)
-        for name in ("score", *PART_COLUMNS)
-    ]
-    return frame.with_columns(filled).rename(
-        {name: f"{prefix}{name}" for name in ("winner", "reason", "end_hand")}
+        .with_columns(ended=pl.col("reason").is_not_null().cast(pl.Int64))
+        .with_columns(count=_in_game("ended"))
+        .with_columns(
+            end=(pl.col("ended") == 1) & (pl.col("count") == 1),
+            over=(pl.col("count") - pl.col("ended")) > 0,
+        )
     )
 
 
@@ -262,44 +340,70 @@ def _outcome_columns(
 class StoreRescore:
     """A corpus scored again from its tables: ``games`` (one row per game, in order: the
     game as played and rescored, as ``rescore --format csv`` reports it), the ``summary``
-    (as :class:`~spades_replay.replayer.rescore.CorpusRescore` counts it), and the scored
-    hands from which :meth:`game` builds any game's full
-    :class:`~spades_replay.replayer.rescore.Rescore`."""
+    (as :class:`~spades_replay.replayer.rescore.CorpusRescore` counts it), and what
+    :meth:`game` and :meth:`each` build any game's full
+    :class:`~spades_replay.replayer.rescore.Rescore` from."""
 
     changes: dict[str, RuleValue]
     games: pl.DataFrame
     summary: CorpusRescore
-    played: pl.DataFrame
-    rescored: pl.DataFrame
-    nils: pl.DataFrame
-    seats: dict[int, tuple[PlayerInfo, ...]]
+    prepared: Prepared
+    sides: tuple[pl.DataFrame, pl.DataFrame]
     rules: dict[str, Rules]
+
+    def _rows(self, keep: pl.Expr) -> pl.DataFrame:
+        """The rescored side-hands (up to each game's end) of the games ``keep`` selects,
+        sorted by game, hand and side."""
+        games = self.prepared.games.select("game").with_row_index("game_row")
+        frames = [
+            side.filter(~pl.col("over"))
+            .join(games.with_columns(pl.col("game_row").cast(pl.Int64)), on="game_row")
+            .filter(keep)
+            .select("game", "hand", pl.lit(number, pl.Int64).alias("side"), *_SCORE_COLUMNS)
+            for number, side in enumerate(self.sides)
+        ]
+        return pl.concat(frames).sort(_SIDE_KEYS)
+
+    def _players(self) -> dict[int, tuple[PlayerInfo, ...]]:
+        found: dict[int, list[PlayerInfo]] = {}
+        seats = self.prepared.seats.sort("game", "seat")
+        for game, key, name in seats.select("game", "player_key", "player").iter_rows():
+            found.setdefault(game, []).append(PlayerInfo(name, None if key == name else key))
+        return {game: tuple(players) for game, players in found.items()}
 
     def game(self, game: int) -> Rescore:
         """Game number ``game`` rescored, as :func:`~spades_replay.replayer.rescore.rescore`
         gives it."""
         this = pl.col("game") == game
+        prepared = self.prepared
         return self._rescore(
             self.games.row(by_predicate=this, named=True),
-            self.played.filter(this).select(*_SIDE_KEYS, *_SCORE_COLUMNS).rows(),
-            self.rescored.filter(this).select(*_SIDE_KEYS, *_SCORE_COLUMNS).rows(),
-            self.nils.filter(this).rows(),
+            self._players()[game],
+            prepared.played_rows.filter(this).rows(),
+            self._rows(this).rows(),
+            prepared.nils.filter(this).rows(),
         )
 
     def each(self) -> Iterator[Rescore]:
         """Every game rescored, in order (as :meth:`game` gives each, in one pass)."""
-        played = _by_game(self.played.select(*_SIDE_KEYS, *_SCORE_COLUMNS).rows())
-        rescored = _by_game(self.rescored.select(*_SIDE_KEYS, *_SCORE_COLUMNS).rows())
-        nils = _by_game(self.nils.rows())
+        played = _by_game(self.prepared.played_rows.rows())
+        rescored = _by_game(self._rows(pl.lit(True)).rows())
+        nils = _by_game(self.prepared.nils.rows())
+        players = self._players()
         for row in self.games.iter_rows(named=True):
             game = row["game"]
             yield self._rescore(
-                row, played.get(game, []), rescored.get(game, []), nils.get(game, [])
+                row,
+                players[game],
+                played.get(game, []),
+                rescored.get(game, []),
+                nils.get(game, []),
             )
 
     def _rescore(
         self,
         row: dict[str, Any],
+        players: tuple[PlayerInfo, ...],
         played: list[tuple[Any, ...]],
         rescored: list[tuple[Any, ...]],
         nils: list[tuple[Any, ...]],
@@ -308,7 +412,7 @@ class StoreRescore:
         return Rescore(
             row["game_id"],
             Variant(row["variant"]),
-            self.seats[row["game"]],
+            players,
             (row["side_0"], row["side_1"]),
             dict(self.changes),
             row["hands_scored"],
@@ -361,35 +465,35 @@ def _outcome(
     )
 
 
-def _seats(tables: Tables) -> dict[int, tuple[PlayerInfo, ...]]:
-    """Every game's players in seat order: from its first complete hand's seat rows, else
-    (a game without one) from the games table's lists."""
-    found: dict[int, list[PlayerInfo]] = {}
-    first = tables.seat_hands.filter(pl.col("hand") == pl.col("hand").min().over("game"))
-    for game, key, name in first.select("game", "player_key", "player").iter_rows():
-        found.setdefault(game, []).append(PlayerInfo(name, None if key == name else key))
-    seats = {game: tuple(players) for game, players in found.items()}
-    for game, variant, names, keys in tables.games.select(
+def _seats(tables: Tables, rows: pl.DataFrame) -> pl.DataFrame:
+    """Every game's players (game_row, game, seat, side, player_key, player): from its first
+    hand's seat rows (complete hands come first: only the last hand of a record may be
+    unfinished), else, for a game without a complete hand, from the games table's lists."""
+    columns = ("game", "seat", "side", "player_key", "player")
+    seated = tables.seat_hands.filter(pl.col("hand") == 1).select(columns)
+    found: dict[str, list[Any]] = {name: [] for name in columns}
+    empty = tables.games.filter(~pl.col("game").is_in(seated["game"].implode()))
+    for game, variant, names, keys in empty.select(
         "game", "variant", "players", "player_keys"
     ).iter_rows():
-        if game in seats:
-            continue
+        kind = Variant(variant)
         split_names, split_keys = names.split(", "), keys.split(", ")
-        count = Variant(variant).seat_count
-        if len(split_names) != count or len(split_keys) != count:
+        if len(split_names) != kind.seat_count or len(split_keys) != kind.seat_count:
             raise RescoreError(
                 f"game {game} has no complete hand and a player name with ', ' in it: its "
                 "players cannot be told apart from the store; rescore its file instead"
             )
-        seats[game] = tuple(
-            PlayerInfo(name, None if key == name else key)
-            for name, key in zip(split_names, split_keys, strict=True)
-        )
-    return seats
+        for seat, (name, key) in enumerate(zip(split_names, split_keys, strict=True)):
+            for column, value in zip(
+                columns, (game, seat, kind.side_of(seat), key, name), strict=True
+            ):
+                found[column].append(value)
+    extra = pl.DataFrame(found, schema=seated.schema)
+    return pl.concat([seated, extra]).join(rows, on="game").sort("game_row", "seat")
 
 
-def _summary(games: pl.DataFrame, seats: dict[int, tuple[PlayerInfo, ...]]) -> CorpusRescore:
-    """What :class:`CorpusRescore` counts, from the games' rows."""
+def _summary(games: pl.DataFrame, seats: pl.DataFrame) -> CorpusRescore:
+    """What :class:`CorpusRescore` counts, from the games' rows and players."""
     before, after = pl.col("played_end_hand"), pl.col("rescored_end_hand")
     counts = games.select(
         winner_changed=pl.col("winner_changed").sum(),
@@ -403,27 +507,21 @@ def _summary(games: pl.DataFrame, seats: dict[int, tuple[PlayerInfo, ...]]) -> C
         ends_earlier=int(counts["ends_earlier"]),
         no_longer_ends=int(counts["no_longer_ends"]),
         now_ends=int(counts["now_ends"]),
-        changes=(
-            games["score_change_0"].to_list(),
-            games["score_change_1"].to_list(),
-        ),
+        changes=(games["score_change_0"].to_list(), games["score_change_1"].to_list()),
     )
-    variants = games.select("game", "variant", "played_winner", "rescored_winner").iter_rows()
-    for game, variant, won_before, won_after in variants:
-        sides = Variant(variant).sides_seats
-        winners_before = (
-            {seats[game][seat].key for seat in sides[won_before]}
-            if won_before is not None
-            else set()
+    winners = games.select("played_winner", "rescored_winner")
+    players = (
+        seats.hstack(winners.select(pl.all().gather(seats["game_row"])))
+        .group_by("player_key", maintain_order=True)
+        .agg(
+            pl.col("player").first(),
+            games=pl.len(),
+            before=(pl.col("side") == pl.col("played_winner")).fill_null(False).sum(),
+            after=(pl.col("side") == pl.col("rescored_winner")).fill_null(False).sum(),
         )
-        winners_after = (
-            {seats[game][seat].key for seat in sides[won_after]} if won_after is not None else set()
-        )
-        for info in seats[game]:
-            row = summary.players.setdefault(info.key, PlayerWins(info.key, info.name))
-            row.games += 1
-            row.wins_before += info.key in winners_before
-            row.wins_after += info.key in winners_after
+    )
+    for key, name, played, before_wins, after_wins in players.iter_rows():
+        summary.players[key] = PlayerWins(key, name, played, before_wins, after_wins)
     return summary
 
 
@@ -431,73 +529,75 @@ def rescore_tables(
     tables: Tables,
     options: Mapping[str, RuleValue],
     *,
-    facts: pl.DataFrame | None = None,
+    prepared: Prepared | None = None,
 ) -> StoreRescore:
     """Every game of ``tables`` scored again with the scoring ``options`` changed (none:
-    under its own rules). ``facts`` (:func:`side_facts` of the same tables) saves computing
+    under its own rules). ``prepared`` (:func:`prepare` of the same tables) saves preparing
     them again. Raises :class:`RescoreError` as
     :func:`~spades_replay.replayer.rescore.rescore` does, naming the first game refused."""
     check_options(options)
     changes = {name: options[name] for name in SCORING_OPTIONS if name in options}
     games = tables.games
     changed = _rules_changed(games, changes)
-    if facts is None:
-        facts = side_facts(tables.seat_hands)
-    rescored = score_sides(facts, games, _params(changed))
-    played = tables.side_hands.select(
-        *_SIDE_KEYS,
+    if prepared is None:
+        prepared = prepare(tables)
+    params = _params(games, changed)
+    first, second = (_scored(block, params) for block in prepared.blocks)
+    ends = _ends(first, second)
+    at_end = ends.with_row_index("at").filter(pl.col("end"))
+    per_game = (
+        games.select("game")
+        .with_row_index("game_row")
+        .with_columns(pl.col("game_row").cast(pl.Int64))
+        .join(
+            at_end.select(
+                "game_row",
+                pl.col("at").cast(pl.Int64),
+                rescored_winner="winner",
+                rescored_reason="reason",
+                rescored_end_hand="hand",
+            ),
+            on="game_row",
+            how="left",
+            maintain_order="left",
+        )
+    )
+    final = per_game.with_columns(last=prepared.last).select(pl.coalesce("at", "last")).to_series()
+    frame = games.select(
+        "game",
+        "source",
+        "line",
+        "game_id",
+        "variant",
+        "rules",
+        "side_0",
+        "side_1",
+        hands_scored="hands",
+    ).hstack(prepared.played)
+    frame = frame.hstack(per_game.select("rescored_winner", "rescored_reason", "rescored_end_hand"))
+    for side, scored in enumerate((first, second)):
+        columns = {f"rescored_score_{side}": "points"}
+        columns.update({f"rescored_{part}_{side}": part for part in PART_COLUMNS})
+        frame = frame.hstack(_game_totals(scored, final, columns))
+    frame = frame.select(
+        *(name for name in frame.columns if not name.startswith(("played_", "rescored_"))),
         *(
-            pl.col("tricks_toward_contract" if name == "tricks_toward" else name).alias(name)
-            for name in _SCORE_COLUMNS
+            f"{when}_{name}"
+            for when in ("played", "rescored")
+            for name in (
+                "score_0",
+                "score_1",
+                "winner",
+                "reason",
+                "end_hand",
+                *(f"{part}_{side}" for side in (0, 1) for part in PART_COLUMNS),
+            )
         ),
-    ).sort(_SIDE_KEYS)
-    played_ends = games.select(
-        "game",
-        end_hand=pl.when(pl.col("winner").is_not_null()).then(pl.col("hands")),
-        winner="winner",
-        reason="reason",
+    ).with_columns(
+        winner_changed=pl.col("played_winner").ne_missing(pl.col("rescored_winner")),
+        score_change_0=pl.col("rescored_score_0") - pl.col("played_score_0"),
+        score_change_1=pl.col("rescored_score_1") - pl.col("played_score_1"),
     )
-    rescored_ends = rescored.group_by("game").agg(
-        pl.col("end_hand").first(), pl.col("winner").first(), pl.col("reason").first()
-    )
-    frame = (
-        games.select(
-            "game",
-            "source",
-            "line",
-            "game_id",
-            "variant",
-            "rules",
-            "side_0",
-            "side_1",
-            hands_scored="hands",
-        )
-        .join(
-            _outcome_columns(played, games, "played_", ends=played_ends),
-            on="game",
-            maintain_order="left",
-        )
-        .join(
-            _outcome_columns(rescored, games, "rescored_", ends=rescored_ends),
-            on="game",
-            maintain_order="left",
-        )
-        .with_columns(
-            winner_changed=pl.col("played_winner").ne_missing(pl.col("rescored_winner")),
-            score_change_0=pl.col("rescored_score_0") - pl.col("played_score_0"),
-            score_change_1=pl.col("rescored_score_1") - pl.col("played_score_1"),
-        )
-    )
-    seats = _seats(tables)
-    nils = tables.seat_hands.filter(pl.col("bid_kind") != "number").select(
-        "game",
-        "hand",
-        "side",
-        "seat",
-        blind=pl.col("bid_kind") == "blind_nil",
-        tricks="tricks",
-        points="nil_points",
-    )
-    return StoreRescore(
-        changes, frame, _summary(frame, seats), played, rescored, nils, seats, changed
-    )
+    over = ends.select("over")
+    sides = (first.hstack(over), second.hstack(over))
+    return StoreRescore(changes, frame, _summary(frame, prepared.seats), prepared, sides, changed)
