@@ -19,7 +19,9 @@ from rich.console import Console
 
 import spades_replay
 from spades_replay.cli.stepper import Stepper, frame
-from spades_replay.engine.actions import PlayCard
+from spades_replay.engine.actions import Draw, PlayCard
+from spades_replay.engine.state import drafted_cards
+from spades_replay.text import card_label
 
 from .conftest import FIXTURES
 
@@ -50,12 +52,17 @@ def test_the_keys_move_by_card_trick_and_hand() -> None:
     for _ in range(100):
         stepper.press("j")
     assert stepper.step == stepper.last
-    stepper.press("l")
-    assert stepper.step == stepper.last
+    last = stepper.last
+    stepper.press("l")  # past the end of a hand: the start of the next
+    assert (stepper.hand, stepper.step) == (1, 0)
+    stepper.press("h")  # before the start of a hand: the end of the previous one
+    assert (stepper.hand, stepper.step) == (0, last)
     stepper.press("n")
     assert (stepper.hand, stepper.step) == (1, 0)
     stepper.press("p")
     stepper.press("p")
+    assert (stepper.hand, stepper.step) == (0, 0)
+    stepper.press("h")  # the first step of the game stays
     assert (stepper.hand, stepper.step) == (0, 0)
     assert stepper.press("x")  # unknown keys do nothing
     assert not stepper.press("q")
@@ -184,3 +191,30 @@ def test_every_kind_of_step_is_said_in_words() -> None:
             if isinstance(step.action, Exchange):
                 assert "Blind Nil, puts away" in line or "exchanges no cards" in line
         assert {"Exchange", "PlaceBid", "PlayCard"} <= kinds
+
+
+def test_one_card_notation_the_drawn_cards_and_a_footer_in_phrases() -> None:
+    replay = _replay()
+    stepper = Stepper(replay)
+    stepper.step = next(s.index for s in replay.hands[0].timeline if isinstance(s.action, PlayCard))
+    card = replay.hands[0].timeline[stepper.step].action
+    assert isinstance(card, PlayCard)
+    happened = _screen(stepper).splitlines()[1]
+    assert happened.endswith(f"plays {card_label(card.card)}")
+    console = Console(width=80, color_system=None, record=True, file=io.StringIO())
+    console.print(frame(stepper, 80))
+    footer = console.export_text().rstrip("\n").splitlines()[-2:]
+    assert footer == [
+        "→/l next card · ←/h previous · ↓/j next trick · ↑/k previous trick",
+        "n/p next/previous hand · q quit",
+    ]
+    two = _replay(FIXTURES / "two-player" / "standard-game.json")
+    stepper = Stepper(two)
+    for step in two.hands[0].timeline[1:27]:
+        assert isinstance(step.action, Draw)
+        stepper.step = step.index
+        kept, thrown = drafted_cards(two.hands[0].timeline[step.index - 1].state, step.state)
+        happened = _screen(stepper).splitlines()[1]
+        first, second = (kept, thrown) if step.action.keep else (thrown, kept)
+        assert f"the top card, {card_label(first)}, and" in happened
+        assert happened.endswith(f"the next, {card_label(second)}")

@@ -17,10 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from spades_replay.cli.text import card_text, cards_text
-from spades_replay.engine.actions import Exchange
+from spades_replay.engine.actions import Draw, Exchange, PlayCard
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
-from spades_replay.engine.state import Phase
+from spades_replay.engine.state import Phase, drafted_cards
 from spades_replay.replayer.replay import HandReplay, Replay, next_mark, previous_mark
 from spades_replay.text import card_label, safe
 
@@ -42,9 +42,14 @@ KEYS: dict[str, str] = {
 """What each key does: arrows or h/j/k/l (and space) move, n/p change hand, q or Esc quits."""
 
 HELP = (
-    "→/l next card · ←/h previous · ↓/j next trick · ↑/k previous trick · "
-    "n/p next/previous hand · q quit"
+    "→/l next card",
+    "←/h previous",
+    "↓/j next trick",
+    "↑/k previous trick",
+    "n/p next/previous hand",
+    "q quit",
 )
+"""The keys, phrase by phrase: the footer wraps between phrases, never inside one."""
 
 PHASES = {
     Phase.DRAFT: "draft",
@@ -80,9 +85,16 @@ class Stepper:
         if move == "quit":
             return False
         if move == "next":
-            self.step = min(self.step + 1, self.last)
+            if self.step < self.last:
+                self.step += 1
+            elif self.hand + 1 < len(self.replay.hands):  # on into the next hand
+                self.hand, self.step = self.hand + 1, 0
         elif move == "previous":
-            self.step = max(self.step - 1, 0)
+            if self.step > 0:
+                self.step -= 1
+            elif self.hand > 0:  # back to the end of the previous hand
+                self.hand -= 1
+                self.step = self.last
         elif move == "next trick":
             self.step = next_mark(self.current.trick_marks, self.step, self.last)
         elif move == "previous trick":
@@ -114,12 +126,40 @@ def _happened(stepper: Stepper) -> Text:
         who.append(" ".join(card_label(card) for card in action.out))
         who.append(f" and takes from {source} ")
         return who.append(" ".join(card_label(card) for card in action.in_))
+    if isinstance(action, PlayCard):
+        return who.append("plays ").append_text(card_text(action.card))
+    if isinstance(action, Draw):
+        # every seat's cards are on the screen, so both cards of the turn may be said
+        before = stepper.current.timeline[stepper.step - 1].state
+        kept, thrown = drafted_cards(before, step.state)
+        if action.keep:
+            who.append("keeps the top card, ").append_text(card_text(kept))
+            return who.append(", and discards the next, ").append_text(card_text(thrown))
+        who.append("discards the top card, ").append_text(card_text(thrown))
+        return who.append(", and keeps the next, ").append_text(card_text(kept))
     return who.append(str(action).replace(f"seat {action.seat} ", ""))
 
 
-def frame(stepper: Stepper) -> RenderableType:
+def help_lines(width: int) -> list[str]:
+    """The keys' footer in lines of at most ``width`` characters, broken between phrases.
+
+    >>> for line in help_lines(80):
+    ...     print(line)
+    →/l next card · ←/h previous · ↓/j next trick · ↑/k previous trick
+    n/p next/previous hand · q quit
+    """
+    lines: list[str] = []
+    for phrase in HELP:
+        if lines and len(lines[-1]) + 3 + len(phrase) <= width:
+            lines[-1] += " · " + phrase
+        else:
+            lines.append(phrase)
+    return lines
+
+
+def frame(stepper: Stepper, width: int = 80) -> RenderableType:
     """The screen of one position: where it is, what just happened, every seat's cards, bid
-    and tricks, the trick on the table, and the keys."""
+    and tricks, the trick on the table, and the keys (in lines of at most ``width``)."""
     replay, hand = stepper.replay, stepper.current
     state = hand.timeline[stepper.step].state
     title = Text(f"{safe(replay.game_id or 'game', 60)} · {replay.variant.value} · ", "bold")
@@ -164,7 +204,7 @@ def frame(stepper: Stepper) -> RenderableType:
                 style="bold",
             )
         )
-    parts.append(Text(HELP, style="dim"))
+    parts.extend(Text(line, style="dim", no_wrap=True) for line in help_lines(width))
     return Group(*parts)
 
 
@@ -206,7 +246,7 @@ def run(replay: Replay, console: Console, hand: int = 0) -> None:
         with console.screen(hide_cursor=True):
             while True:
                 console.clear()
-                console.print(frame(stepper))
+                console.print(frame(stepper, console.width))
                 for key in _read_keys(fd):
                     if not stepper.press(key):
                         return
