@@ -26,7 +26,7 @@ from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import HandState, Phase, drafted_cards
 from spades_replay.engine.tricks import trick_winner
 from spades_replay.replayer.replay import HandReplay, Replay, Step
-from spades_replay.text import card_label, plural, score_line
+from spades_replay.text import card_label, score_line, score_sheet
 
 from .markup import cards_md, md, plain
 
@@ -438,39 +438,15 @@ def phase_label(state: HandState) -> str:
     }[state.phase]
 
 
-def _nils(side: SideScore) -> str:
-    parts = []
-    for nil in side.nils:
-        kind = "Blind Nil" if nil.blind else "Nil"
-        result = "made" if nil.made else f"failed ({plural(nil.tricks, 'trick')})"
-        parts.append(f"{kind} {result} {nil.points:+d}")
-    return "; ".join(parts) or "-"
-
-
 def score_rows(replay: Replay, scores: tuple[SideScore, SideScore]) -> list[dict[str, str]]:
     """The score table of a finished hand: one row per line of the score sheet, one column
     per side."""
     variant = replay.variant
     names = [f"{variant.side_name(side)}: {plain(replay.side_name(side), 80)}" for side in (0, 1)]
 
-    def contract(side: SideScore) -> str:
-        if side.made is None:
-            return "no contract"
-        return f"{side.contract} bid, {side.tricks_toward} won: {'made' if side.made else 'set'}"
-
-    lines = [
-        ("contract", contract),
-        ("contract points", lambda side: f"{side.contract_points:+d}"),
-        ("bags", lambda side: f"{side.bag_points} ({side.overtricks} over, {side.nil_bags} Nil)"),
-        ("bag points", lambda side: f"{side.bag_points:+d}"),
-        ("Nil", _nils),
-        ("bag penalty", lambda side: f"{side.penalty_points:+d}" if side.bag_penalties else "-"),
-        ("hand total", lambda side: f"{side.points:+d}"),
-        ("score", lambda side: str(side.score)),
-        ("bag count", lambda side: str(side.bags)),
-    ]
     return [
-        {"": label, names[0]: cell(scores[0]), names[1]: cell(scores[1])} for label, cell in lines
+        {"": label, names[0]: first, names[1]: second}
+        for label, first, second in score_sheet(scores)
     ]
 
 

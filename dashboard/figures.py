@@ -15,6 +15,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import polars as pl
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
+from spades_replay.engine.scoring import POINTS_PARTS
 from spades_replay.replayer.rescore import Rescore
 from spades_replay.stats.tables import short_rules_label
 
@@ -23,11 +24,11 @@ from .markup import plot_text
 SIDE_COLOURS = ("#1f5fa8", "#c2452d")
 """Side 0 blue, side 1 red, in every game chart."""
 
-PARTS = (
-    ("contract", "contract_points", "#4c78a8"),
-    ("bags", "bag_points", "#f2b134"),
-    ("Nil", "nil_points", "#54a24b"),
-    ("penalties", "penalty_points", "#b82e2e"),
+PART_COLOURS = ("#4c78a8", "#f2b134", "#54a24b", "#b82e2e")
+"""A colour for each part of a hand's points, in order (the total is a marker)."""
+PARTS = tuple(
+    (part.label, part.column, colour)
+    for part, colour in zip(POINTS_PARTS[:-1], PART_COLOURS, strict=True)
 )
 """The parts of a hand's points (docs/stats.md ``side_hands``): label, column, colour."""
 

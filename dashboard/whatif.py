@@ -9,20 +9,20 @@ from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
 from spades_replay.engine.rules import OPTION, SCORING_OPTIONS, Option, Rules, RuleValue
-from spades_replay.replayer.rescore import PARTS, Outcome, Rescore, RescoreError, rescore
+from spades_replay.replayer.rescore import (
+    PART_LABELS,
+    PARTS,
+    Outcome,
+    Rescore,
+    RescoreError,
+    rescore,
+)
 from spades_replay.text import score_line
 
 from . import data, figures
 from .markup import md, plain
 from .widgets import Context, current, pick_game
 
-PART_LABELS = {
-    "contract_points": "contract",
-    "bag_points": "bags",
-    "nil_points": "Nil",
-    "penalty_points": "bag penalties",
-    "points": "total",
-}
 PERCENT = st.column_config.NumberColumn(format="percent")
 SCORING_ROWS = tuple(OPTION[name] for name in SCORING_OPTIONS)
 """The options a what-if may change, each with its widget, in the option table's order."""

@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from spades_replay.engine.cards import RANKS, SUIT_SYMBOLS, Card, parse_card
+from spades_replay.engine.scoring import SideScore
 
 __all__ = [
     "card_label",
@@ -30,6 +31,7 @@ __all__ = [
     "rate_label",
     "safe",
     "score_line",
+    "score_sheet",
 ]
 
 _RANK_LABELS = tuple("10" if rank == "T" else rank for rank in RANKS)
@@ -109,3 +111,44 @@ def rate_label(rate: float | None, count: int, total: int) -> str:
     ('44% (12/27)', '-')
     """
     return "-" if rate is None else f"{rate:.0%} ({count}/{total})"
+
+
+def _contract(side: SideScore) -> str:
+    if side.made is None:
+        return "no contract"
+    return f"{side.contract} bid, {side.tricks_toward} won: {'made' if side.made else 'set'}"
+
+
+def _nils(side: SideScore) -> str:
+    parts = []
+    for nil in side.nils:
+        kind = "blind nil" if nil.blind else "nil"
+        result = "made" if nil.made else f"failed ({plural(nil.tricks, 'trick')})"
+        parts.append(f"{kind} {result} {nil.points:+d}")
+    return "; ".join(parts) or "-"
+
+
+_SHEET = (
+    ("contract", _contract),
+    ("contract points", lambda side: f"{side.contract_points:+d}"),
+    ("bags (points)", lambda side: f"{side.bag_points:+d}"),
+    ("nil", _nils),
+    ("bag penalty", lambda side: f"{side.penalty_points:+d}" if side.bag_penalties else "-"),
+    ("hand", lambda side: f"{side.points:+d}"),
+    ("score", lambda side: str(side.score)),
+    ("bag count", lambda side: str(side.bags)),
+)
+
+
+def score_sheet(scores: tuple[SideScore, SideScore]) -> list[tuple[str, str, str]]:
+    """The score sheet of a finished hand, as the terminal and the dashboard show it: each
+    line's label and the two sides' cells.
+
+    >>> from spades_replay.engine.rules import Rules
+    >>> from spades_replay.engine.scoring import score_hand
+    >>> from spades_replay.engine.seats import Variant
+    >>> sides = score_hand(Variant.TWO_PLAYER, Rules(), (7, 0), (8, 5), (0, 0), (0, 0))
+    >>> score_sheet(sides)[:2]
+    [('contract', '7 bid, 8 won: made', 'no contract'), ('contract points', '+70', '+0')]
+    """
+    return [(label, cell(scores[0]), cell(scores[1])) for label, cell in _SHEET]

@@ -89,7 +89,7 @@ def test_replay_steps_through_a_hand_with_the_cards_in_colour(
     page.keyboard.press("End")
     expect(page.get_by_text(re.compile(r"^Step (\d+) of \1"))).to_be_visible()
     # the score table: a canvas grid, its cells in an accessible table behind it
-    scores = page.get_by_test_id("stDataFrame").filter(has_text="hand total")
+    scores = page.get_by_test_id("stDataFrame").filter(has_text="contract points")
     expect(scores).to_be_visible()
 
 

@@ -100,7 +100,7 @@ def test_points_by_part_add_up_to_each_hands_total() -> None:
         traces = figure.data[side * 5 : side * 5 + 5]
         assert {trace.xaxis for trace in traces} == {"x" if side == 0 else "x2"}
         bars, total = traces[:4], traces[4]
-        assert [bar.name for bar in bars] == ["contract", "bags", "Nil", "penalties"]
+        assert [bar.name for bar in bars] == ["contract", "bags", "Nil", "bag penalties"]
         assert all(bar.showlegend == (side == 0) for bar in bars)
         sums = [sum(values) for values in zip(*(bar.y for bar in bars), strict=True)]
         assert sums == list(total.y) == _side(rows, side, "points")

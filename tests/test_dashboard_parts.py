@@ -37,7 +37,7 @@ from spades_replay.engine.state import Phase
 from spades_replay.plumbing.limits import Limits
 from spades_replay.replayer.replay import Replay, next_mark, previous_mark
 from spades_replay.stats.tables import rules_label
-from spades_replay.text import card_label
+from spades_replay.text import card_label, score_sheet
 
 from .conftest import FIXTURES, ROOT
 
@@ -176,7 +176,10 @@ def test_the_score_table_is_the_hands_score_sheet() -> None:
     assert rows["score"][megan] == str(hand.scores[0].score)
     assert rows["score"][drew] == str(hand.scores[1].score)
     assert rows["bag penalty"][drew] == "-100"
-    assert rows["hand total"][drew] == f"{hand.scores[1].points:+d}"
+    assert rows["hand"][drew] == f"{hand.scores[1].points:+d}"
+    assert [row[""] for row in board.score_rows(replay, hand.scores)] == [
+        label for label, _, _ in score_sheet(hand.scores)
+    ]
     assert board.scores_before(replay, replay.hands[0]) == ((0, 0), (0, 0))
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import (
     BLIND_NIL,
     NIL,
+    SCORE_COLUMNS,
+    SCORE_PARTS,
     SideScore,
     bid_name,
     end_reason,
@@ -16,6 +19,10 @@ from spades_replay.engine.scoring import (
     winner,
 )
 from spades_replay.engine.seats import Variant
+from spades_replay.replayer.replay import _side_dict as replay_side_dict
+from spades_replay.replayer.rescore import PARTS
+from spades_replay.stats.tables import SIDE_HAND_SCHEMA
+from spades_replay.store.sql import COLUMNS
 
 TWO = Variant.TWO_PLAYER
 FOUR = Variant.FOUR_PLAYER
@@ -287,3 +294,22 @@ def test_end_of_game(
 ) -> None:
     assert end_reason(rules, scores) == reason
     assert winner(rules, scores) == won
+
+
+def test_one_list_of_a_scores_parts() -> None:
+    """SCORE_PARTS names every field of SideScore in order, and every table of score parts is
+    built from it: the replay's JSON, the stats' and the store's columns and types, the
+    points by part."""
+    assert tuple(part.field for part in SCORE_PARTS) == SideScore._fields
+    score = score_side(TWO, STANDARD, 0, (7, 0), (8, 5), score_before=40, bags_before=9)
+    assert score._asdict() == {part.field: getattr(score, part.field) for part in SCORE_PARTS}
+    columns = [part.column for part in SCORE_COLUMNS]
+    assert list(SIDE_HAND_SCHEMA)[-len(columns) + 1 :] == columns[1:]
+    assert [name for name, _ in COLUMNS["side_hands"]][-len(columns) + 1 :] == columns[1:]
+    types = {"int": ("BIGINT", pl.Int64), "bool": ("BOOLEAN", pl.Boolean)}
+    sql = dict(COLUMNS["side_hands"])
+    for part in SCORE_COLUMNS:
+        assert (sql[part.column], SIDE_HAND_SCHEMA[part.column]) == types[part.kind]
+    assert PARTS == ("contract_points", "bag_points", "nil_points", "penalty_points", "points")
+    assert sum(getattr(score, part) for part in PARTS[:-1]) == score.points
+    assert list(replay_side_dict(score)) == [part.column for part in SCORE_PARTS]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console, Group
@@ -25,11 +24,11 @@ from spades_replay.cli.common import (
 )
 from spades_replay.cli.text import card_text, cards_text
 from spades_replay.engine.rules import Rules
-from spades_replay.engine.scoring import BLIND_NIL, SideScore, bid_name
+from spades_replay.engine.scoring import BLIND_NIL, bid_name
 from spades_replay.engine.seats import Variant
 from spades_replay.plumbing.corpus import STDIN
 from spades_replay.replayer.replay import HandReplay, Replay
-from spades_replay.text import option_value, plural, safe, score_line
+from spades_replay.text import option_value, safe, score_line, score_sheet
 
 
 def register(commands: Any) -> None:
@@ -159,33 +158,8 @@ def _score_table(replay: Replay, hand: HandReplay) -> Table:
         table.add_column(safe(replay.side_name(side), 60), justify="right")
     scores = hand.scores
     assert scores is not None
-
-    def made(side: SideScore) -> str:
-        if side.made is None:
-            return "no contract"
-        outcome = "made" if side.made else "set"
-        return f"{side.contract} bid, {side.tricks_toward} won: {outcome}"
-
-    def nils(side: SideScore) -> str:
-        parts = []
-        for nil in side.nils:
-            kind = "blind nil" if nil.blind else "nil"
-            result = "made" if nil.made else f"failed ({plural(nil.tricks, 'trick')})"
-            parts.append(f"{kind} {result} {nil.points:+d}")
-        return "; ".join(parts) or "-"
-
-    rows: list[tuple[str, Callable[[SideScore], str]]] = [
-        ("contract", made),
-        ("contract points", lambda side: f"{side.contract_points:+d}"),
-        ("bags (points)", lambda side: f"{side.bag_points:+d}"),
-        ("nil", nils),
-        ("bag penalty", lambda side: f"{side.penalty_points:+d}" if side.bag_penalties else "-"),
-        ("hand", lambda side: f"{side.points:+d}"),
-        ("score", lambda side: str(side.score)),
-        ("bag count", lambda side: str(side.bags)),
-    ]
-    for label, cell in rows:
-        table.add_row(label, cell(scores[0]), cell(scores[1]))
+    for label, first, second in score_sheet(scores):
+        table.add_row(label, first, second)
     return table
 
 

@@ -42,6 +42,7 @@ from spades_replay.cli.common import (
 from spades_replay.cli.progress import Bar
 from spades_replay.engine.rules import OPTION, SCORING_OPTIONS, RuleValue
 from spades_replay.replayer.rescore import (
+    PART_LABELS,
     PARTS,
     CorpusRescore,
     Outcome,
@@ -63,14 +64,6 @@ from spades_replay.text import option_value, player_labels, rate_label, safe
 PARTS_LISTED = 5
 """Up to this many games, the table shows each game's points by part; beyond, csv and json
 hold them."""
-
-PART_NAMES = {
-    "contract_points": "contract",
-    "bag_points": "bags",
-    "nil_points": "Nil",
-    "penalty_points": "bag penalties",
-    "points": "total",
-}
 
 
 FORMATS = ("table", "csv", "json")
@@ -273,7 +266,7 @@ def _parts_table(rescored: Rescored) -> Table:
     for part in PARTS:
         _add_row(
             table,
-            PART_NAMES[part],
+            PART_LABELS[part],
             str(before[0][part]),
             str(after[0][part]),
             str(before[1][part]),

@@ -18,7 +18,8 @@ points and 1 bag.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Seat, Side, Variant
@@ -73,6 +74,49 @@ class SideScore(NamedTuple):
     points: int
     score: int
     bags: int
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One field of :class:`SideScore`, as every table and report names it.
+
+    ``column`` is its name in a replay's JSON, the stats tables and the store; ``kind`` what
+    it holds (``"int"``; ``"bool"``, null when there is no contract; ``"nils"``, the Nil
+    outcomes, which no table holds); ``label``, for the parts of a hand's points only, what
+    the points-by-part tables call it.
+    """
+
+    field: str
+    column: str
+    kind: Literal["int", "bool", "nils"] = "int"
+    label: str = ""
+
+
+SCORE_PARTS: tuple[Part, ...] = (
+    Part("side", "side"),
+    Part("contract", "contract"),
+    Part("tricks", "tricks"),
+    Part("tricks_toward", "tricks_toward_contract"),
+    Part("made", "made", "bool"),
+    Part("contract_points", "contract_points", label="contract"),
+    Part("overtricks", "overtricks"),
+    Part("nil_bags", "nil_bags"),
+    Part("bag_points", "bag_points", label="bags"),
+    Part("nils", "nils", "nils"),
+    Part("nil_points", "nil_points", label="Nil"),
+    Part("bag_penalties", "bag_penalties"),
+    Part("penalty_points", "penalty_points", label="bag penalties"),
+    Part("points", "points", label="total"),
+    Part("score", "score"),
+    Part("bags", "bags"),
+)
+"""Every field of :class:`SideScore`, in its order: the one list of a score's parts, from
+which the replay's JSON, the stats tables' columns and types, the store's SQL types and the
+points-by-part tables are built."""
+SCORE_COLUMNS = tuple(part for part in SCORE_PARTS if part.kind != "nils")
+"""The parts a table holds, one column each."""
+POINTS_PARTS = tuple(part for part in SCORE_PARTS if part.label)
+"""The parts of a hand's points, then their total (``points``)."""
 
 
 def score_side(
@@ -130,22 +174,22 @@ def score_side(
     penalty_points = -penalties * rules.bag_penalty
     points = contract_points + bag_points + nil_points + penalty_points
     return SideScore(
-        side,
-        contract,
-        side_tricks,
-        toward,
-        made,
-        contract_points,
-        overtricks,
-        nil_bags,
-        bag_points,
-        tuple(nils),
-        nil_points,
-        penalties,
-        penalty_points,
-        points,
-        score_before + points,
-        bags,
+        side=side,
+        contract=contract,
+        tricks=side_tricks,
+        tricks_toward=toward,
+        made=made,
+        contract_points=contract_points,
+        overtricks=overtricks,
+        nil_bags=nil_bags,
+        bag_points=bag_points,
+        nils=tuple(nils),
+        nil_points=nil_points,
+        bag_penalties=penalties,
+        penalty_points=penalty_points,
+        points=points,
+        score=score_before + points,
+        bags=bags,
     )
 
 

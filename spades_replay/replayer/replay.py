@@ -18,7 +18,7 @@ from spades_replay.engine.actions import Action, IllegalActionError, PlayCard
 from spades_replay.engine.cards import CARD_NAMES, cards_of, parse_card
 from spades_replay.engine.game import HandActions, HandError, HandOutcome, iter_hands
 from spades_replay.engine.rules import Rules
-from spades_replay.engine.scoring import SideScore
+from spades_replay.engine.scoring import SCORE_PARTS, NilOutcome, SideScore
 from spades_replay.engine.seats import Seat, Side, Variant
 from spades_replay.engine.state import HandState, drive_hand, start_four_player, start_two_player
 from spades_replay.errors import Code, Problem, RulesError
@@ -257,33 +257,24 @@ def _names(mask: int) -> list[str]:
 
 
 def _side_dict(side: SideScore) -> dict[str, Any]:
+    """A side's score as JSON: every part of :data:`SCORE_PARTS` by its column name."""
     return {
-        "side": side.side,
-        "contract": side.contract,
-        "tricks": side.tricks,
-        "tricks_toward_contract": side.tricks_toward,
-        "made": side.made,
-        "contract_points": side.contract_points,
-        "overtricks": side.overtricks,
-        "nil_bags": side.nil_bags,
-        "bag_points": side.bag_points,
-        "nils": [
-            {
-                "seat": nil.seat,
-                "kind": "blind_nil" if nil.blind else "nil",
-                "tricks": nil.tricks,
-                "made": nil.made,
-                "points": nil.points,
-            }
-            for nil in side.nils
-        ],
-        "nil_points": side.nil_points,
-        "bag_penalties": side.bag_penalties,
-        "penalty_points": side.penalty_points,
-        "points": side.points,
-        "score": side.score,
-        "bags": side.bags,
+        part.column: _nils_list(side.nils) if part.kind == "nils" else getattr(side, part.field)
+        for part in SCORE_PARTS
     }
+
+
+def _nils_list(nils: tuple[NilOutcome, ...]) -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": nil.seat,
+            "kind": "blind_nil" if nil.blind else "nil",
+            "tricks": nil.tricks,
+            "made": nil.made,
+            "points": nil.points,
+        }
+        for nil in nils
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,14 +41,16 @@ from spades_replay.engine.rules import (
     not_an_option,
     options_problem,
 )
-from spades_replay.engine.scoring import SideScore
+from spades_replay.engine.scoring import POINTS_PARTS, SideScore
 from spades_replay.engine.seats import Side, Variant
 from spades_replay.record import models
 from spades_replay.replayer.replay import PlayerInfo, Replay, replay
 
-PARTS = ("contract_points", "bag_points", "nil_points", "penalty_points", "points")
-"""The parts of a side's points (:class:`~spades_replay.engine.scoring.SideScore` fields),
-the last one their total."""
+PARTS = tuple(part.column for part in POINTS_PARTS)
+"""The parts of a side's points (:data:`~spades_replay.engine.scoring.POINTS_PARTS`), the
+last one their total."""
+PART_LABELS = {part.column: part.label for part in POINTS_PARTS}
+"""What the points-by-part tables call each part."""
 
 
 class RescoreError(ValueError):

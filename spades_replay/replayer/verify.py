@@ -239,7 +239,7 @@ def rules_of_record(model: models.Rules) -> Rules:
 _MEMO_SIZE = 1 << 16
 """At most this many side scores are kept per rule set and side (then the memo starts
 afresh)."""
-_Memo = dict[tuple[int, ...], tuple[tuple[Any, ...], int, int]]
+_Memo = dict[tuple[int, ...], tuple[SideScore, int, int]]
 _MEMOS: dict[tuple[Variant, Rules], tuple[_Memo, _Memo]] = {}
 
 
@@ -263,13 +263,13 @@ def _scored(
     bids: tuple[Bid, ...],
     tricks: tuple[int, ...],
     bags_before: int,
-) -> tuple[tuple[Any, ...], int, int]:
+) -> tuple[SideScore, int, int]:
     """The engine's :func:`~spades_replay.engine.scoring.score_side` of ``side``, memoised
     under ``key`` (the side's bids and tricks, and its bags before the hand: all it reads but
-    the score before, which only shifts the running score): every field before the running
-    score, the points of the hand, and the bags after it."""
+    the score before, which only shifts the running score): the side's score from 0, the
+    points of the hand, and the bags after it."""
     score = score_side(variant, rules, side, bids, tricks, score_before=0, bags_before=bags_before)
-    found = memo[key] = (score[:14], score.points, score.bags)
+    found = memo[key] = (score, score.points, score.bags)
     return found
 
 
@@ -559,10 +559,10 @@ def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigure
                 return None
             key0 = (bids[0], bids[2], tricks[0], tricks[2], bags0)
             key1 = (bids[1], bids[3], tricks[1], tricks[3], bags1)
-        head0, points0, bags0 = memo0.get(key0) or _scored(
+        side0, points0, bags0 = memo0.get(key0) or _scored(
             memo0, key0, variant, rules, 0, bids, tricks, bags0
         )
-        head1, points1, bags1 = memo1.get(key1) or _scored(
+        side1, points1, bags1 = memo1.get(key1) or _scored(
             memo1, key1, variant, rules, 1, bids, tricks, bags1
         )
         score0 += points0
@@ -573,10 +573,7 @@ def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigure
             claimed = _claims(claim)
             if claimed != found and not _claims_hold(claimed, found):
                 return None
-        sides = (
-            _new_tuple(SideScore, (*head0, score0, bags0)),
-            _new_tuple(SideScore, (*head1, score1, bags1)),
-        )
+        sides = (side0._replace(score=score0), side1._replace(score=score1))
         figures.append(_new_tuple(HandFigures, (dealer, bids, tricks, sides)))
         if score0 >= target or score1 >= target or score0 <= lose or score1 <= lose:
             reason = end_reason(rules, (score0, score1))

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from spades_replay.engine.rules import OPTIONS, PRESETS, Rules
-from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
+from spades_replay.engine.scoring import BLIND_NIL, NIL, SCORE_COLUMNS, SideScore
 from spades_replay.replayer.replay import Replay, figures_of
 from spades_replay.replayer.verify import GameFigures
 
@@ -51,6 +51,9 @@ SEAT_HAND_SCHEMA: dict[str, Any] = {
 }
 """The columns of the seat table, in order, with their types."""
 
+POLARS_TYPES: dict[str, Any] = {"int": pl.Int64, "bool": pl.Boolean}
+"""The polars type of each kind of score part."""
+
 SIDE_HAND_SCHEMA: dict[str, Any] = {
     "game_id": pl.String,
     "game": pl.Int64,
@@ -59,20 +62,7 @@ SIDE_HAND_SCHEMA: dict[str, Any] = {
     "rules": pl.String,
     "side": pl.Int64,
     "players": pl.String,
-    "contract": pl.Int64,
-    "tricks": pl.Int64,
-    "tricks_toward_contract": pl.Int64,
-    "made": pl.Boolean,
-    "contract_points": pl.Int64,
-    "overtricks": pl.Int64,
-    "nil_bags": pl.Int64,
-    "bag_points": pl.Int64,
-    "nil_points": pl.Int64,
-    "bag_penalties": pl.Int64,
-    "penalty_points": pl.Int64,
-    "points": pl.Int64,
-    "score": pl.Int64,
-    "bags": pl.Int64,
+    **{part.column: POLARS_TYPES[part.kind] for part in SCORE_COLUMNS if part.field != "side"},
 }
 """The columns of the side table, in order, with their types."""
 
@@ -192,23 +182,7 @@ class Player(Protocol):
         """The stable id, if any."""
 
 
-_SIDE_COLUMNS: dict[str, str] = {
-    "side": "side",
-    "contract": "contract",
-    "tricks": "tricks",
-    "tricks_toward_contract": "tricks_toward",
-    "made": "made",
-    "contract_points": "contract_points",
-    "overtricks": "overtricks",
-    "nil_bags": "nil_bags",
-    "bag_points": "bag_points",
-    "nil_points": "nil_points",
-    "bag_penalties": "bag_penalties",
-    "penalty_points": "penalty_points",
-    "points": "points",
-    "score": "score",
-    "bags": "bags",
-}
+_SIDE_COLUMNS: dict[str, str] = {part.column: part.field for part in SCORE_COLUMNS}
 """The side table's columns taken as they are from the side scores, each with the field of
 :class:`~spades_replay.engine.scoring.SideScore` it holds."""
 

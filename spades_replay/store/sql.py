@@ -24,6 +24,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from spades_replay.engine.scoring import SCORE_COLUMNS
 from spades_replay.store.layout import StoreError
 from spades_replay.store.read import Store
 
@@ -47,6 +48,9 @@ SOURCES_COLUMNS = (
 )
 """The columns of the ``sources`` table: one row per file of the store, in game order."""
 
+
+SQL_TYPES = {"int": "BIGINT", "bool": "BOOLEAN"}
+"""The SQL type of each kind of score part."""
 
 COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "games": (
@@ -76,20 +80,7 @@ COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("rules", "VARCHAR"),
         ("side", "BIGINT"),
         ("players", "VARCHAR"),
-        ("contract", "BIGINT"),
-        ("tricks", "BIGINT"),
-        ("tricks_toward_contract", "BIGINT"),
-        ("made", "BOOLEAN"),
-        ("contract_points", "BIGINT"),
-        ("overtricks", "BIGINT"),
-        ("nil_bags", "BIGINT"),
-        ("bag_points", "BIGINT"),
-        ("nil_points", "BIGINT"),
-        ("bag_penalties", "BIGINT"),
-        ("penalty_points", "BIGINT"),
-        ("points", "BIGINT"),
-        ("score", "BIGINT"),
-        ("bags", "BIGINT"),
+        *((part.column, SQL_TYPES[part.kind]) for part in SCORE_COLUMNS if part.field != "side"),
     ),
     "seat_hands": (
         ("game_id", "VARCHAR"),
