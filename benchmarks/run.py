@@ -80,10 +80,10 @@ SEEDS = {Variant.TWO_PLAYER: 101, Variant.FOUR_PLAYER: 202}
 OUT = ROOT / "benchmarks" / "out"
 DOCS = ROOT / "docs" / "performance.md"
 TARGETS = {
-    "validate": 0.18,
-    "validate_stretch": 0.25,
-    "stats": 0.12,
-    "cli": 0.15,
+    "validate": 0.35,
+    "validate_python": 0.15,
+    "stats": 0.25,
+    "cli": 0.30,
     "jobs_speedup": 1.7,
     "peak_mb": 200,
     "startup": 1.5,
@@ -459,7 +459,6 @@ def markdown(results: dict[str, Any]) -> str:
         figures["validate-python"]["ratio"] for figures in results["stages"].values()
     )
     stats_python = min(figures["stats-python"]["ratio"] for figures in results["stages"].values())
-    pure_python_met = validate_python >= TARGETS["validate"] and stats_python >= TARGETS["stats"]
     cli = results["cli"]
     peak = max(memory["jobs_1_peak_mb"], memory["jobs_2_tree_peak_mb"])
     startup = results["startup"]
@@ -475,14 +474,13 @@ def markdown(results: dict[str, Any]) -> str:
         f"({startup['import orjson']['seconds'] * 1000:.0f} ms for import orjson) | "
         f"{'yes' if slowest_start <= TARGETS['startup'] else 'no'} |",
         *simulate_rows(results["simulate"]),
-        f"| end-to-end validate >= {TARGETS['validate']} of orjson (stretch "
-        f"{TARGETS['validate_stretch']}) | {validate:.3f} (the lower variant) | "
-        f"{'yes' if validate >= TARGETS['validate'] else 'no'} |",
+        f"| end-to-end validate >= {TARGETS['validate']} of orjson | {validate:.3f} (the lower "
+        f"variant) | {'yes' if validate >= TARGETS['validate'] else 'no'} |",
         f"| stats >= {TARGETS['stats']} of orjson | {stats:.3f} (the lower variant) | "
         f"{'yes' if stats >= TARGETS['stats'] else 'no'} |",
-        f"| the same in pure Python (no C compiler at install) | validate {validate_python:.3f}, "
-        f"stats {stats_python:.3f} (the lower variants) | "
-        f"{'yes' if pure_python_met else 'no'} |",
+        f"| validate in pure Python (no C compiler at install) >= {TARGETS['validate_python']} "
+        f"| {validate_python:.3f} (the lower variant; stats {stats_python:.3f}) | "
+        f"{'yes' if validate_python >= TARGETS['validate_python'] else 'no'} |",
         f"| `spades-replay validate` of {cli['games']:,} mixed games >= {TARGETS['cli']} of "
         f"orjson, process start included | {cli['ratio']:.3f} ({cli['seconds']:.2f} s CPU) | "
         f"{'yes' if cli['ratio'] >= TARGETS['cli'] else 'no'} |",
