@@ -146,7 +146,7 @@ class Upload:
     @classmethod
     def too_big(cls, name: str, size: int) -> Upload:
         """An upload over the cap, left unread."""
-        return cls(name, b"", size, f"unread-{size}")
+        return cls(name, b"", size, f"unread-{size}-{hashlib.sha256(name.encode()).hexdigest()}")
 
 
 @dataclass
@@ -369,12 +369,7 @@ def scan(paths: Sequence[str]) -> Scan:
     files: list[tuple[str, str]] = []
     problems: list[Problem] = []
     for path in paths:
-        try:
-            found = list(expand([path]))
-        except InputError as error:
-            problems.append(error.problem)
-            continue
-        for file in found:
+        for file in expand([path], on_problem=problems.append):
             name = str(file)
             try:
                 stat = file.stat()
@@ -407,7 +402,7 @@ def _load_files(files: tuple[tuple[str, str], ...]) -> Loaded:
     return loaded
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@st.cache_data(show_spinner=False, max_entries=8)
 def _load_upload(name: str, digest: str, _upload: Upload) -> Loaded:
     """The records of an upload; cached on its name and digest."""
     return read_upload(_upload)

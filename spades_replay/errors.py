@@ -18,17 +18,19 @@ from dataclasses import dataclass
 
 
 class Family(enum.StrEnum):
-    """The five families of problems, each the first part of its codes (docs/errors.md):
+    """The six families of problems, each the first part of its codes (docs/errors.md):
     ``format`` (the bytes are not a well-formed record) and ``rules`` (a well-formed record
     breaks a rule), the two a record can have; ``action`` (a recorder was asked for an action
-    out of turn: never found in a record); ``io`` (a file could not be read at all); and
-    ``migrate`` (a record cannot be written at the version asked for)."""
+    out of turn: never found in a record); ``io`` (a file could not be read at all);
+    ``migrate`` (a record cannot be written at the version asked for); and ``store`` (a
+    corpus store made by ``ingest`` is damaged)."""
 
     FORMAT = "format"
     RULES = "rules"
     ACTION = "action"
     IO = "io"
     MIGRATE = "migrate"
+    STORE = "store"
 
 
 class Code(enum.StrEnum):
@@ -38,6 +40,7 @@ class Code(enum.StrEnum):
     IO_NOT_FOUND = "io.not-found"
     IO_UNREADABLE = "io.unreadable"
     IO_COMPRESSION = "io.compression"
+    IO_NOT_A_FILE = "io.not-a-file"
     # format
     FORMAT_JSON = "format.json"
     FORMAT_ENCODING = "format.encoding"
@@ -96,10 +99,12 @@ class Code(enum.StrEnum):
     ACTION_BAD_BID = "action.bad-bid"
     # writing a record in an older format version (migrate); reading never finds these
     MIGRATE_OPTION_LOST = "migrate.option-lost"
+    # a corpus store (not a verdict on any record: exit code 2)
+    STORE_DAMAGED = "store.damaged"
 
     @property
     def family(self) -> Family:
-        """``format``, ``io`` or ``rules``."""
+        """The family its prefix names; ``rules`` for the rules families."""
         head = self.value.split(".", 1)[0]
         if head == "format":
             return Family.FORMAT
@@ -109,6 +114,8 @@ class Code(enum.StrEnum):
             return Family.ACTION
         if head == "migrate":
             return Family.MIGRATE
+        if head == "store":
+            return Family.STORE
         return Family.RULES
 
 

@@ -26,7 +26,7 @@ spades_replay.interop.openspiel.HistoryError: action 51: deals 2C a second time 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import orjson
@@ -40,6 +40,7 @@ from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import HandState, strict_legal_plays
 from spades_replay.errors import RulesError, SpadesReplayError
 from spades_replay.play.recorder import Recorder
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record import models
 from spades_replay.record.problems import number_text, quote
 from spades_replay.replayer.replay import Replay, replay
@@ -206,31 +207,80 @@ def _is_player(value: object) -> bool:
     )
 
 
-def read_games(text: str) -> Iterator[GameInput]:
-    """The games of a file of histories, in order. A line holds a JSON array of actions, or
-    a JSON object ``{"history": [...], "players": [...], "id": "..."}``; lines holding one
-    whole number each are the text of ``state.serialize()``, one game per run of such lines
-    (games separated by blank lines).
+def _depth(value: object) -> int:
+    """How deeply arrays and objects nest in a JSON value (0 for a scalar)."""
+    deepest = 0
+    pending: list[tuple[object, int]] = [(value, 0)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, list | dict):
+            deepest = max(deepest, depth + 1)
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def _limited(game: GameInput, limits: Limits) -> GameInput:
+    """The game, or the error of an id or a player name longer than the limit."""
+    names = [game.game_id or ""]
+    for player in game.players or ():
+        names.extend(player.values() if isinstance(player, dict) else [player])
+    longest = max(len(name) for name in names)
+    if longest > limits.string_chars:
+        return GameInput(
+            game.line,
+            (),
+            error=f"a string of {longest} characters exceeds the limit of {limits.string_chars}",
+        )
+    return game
+
+
+def read_games(
+    text: str | Iterable[str | None], limits: Limits = DEFAULT_LIMITS
+) -> Iterator[GameInput]:
+    """The games of a file of histories, in order: ``text`` is the whole text, or its lines
+    in order (``None`` stands for a line longer than ``limits.record_bytes``, skipped
+    unread). A line holds a JSON array of actions, or a JSON object ``{"history": [...],
+    "players": [...], "id": "..."}``; lines holding one whole number each are the text of
+    ``state.serialize()``, one game per run of such lines (games separated by blank lines).
+
+    Each game is bounded as a record is (``limits``): a line, or a run of action lines, of
+    at most ``record_bytes``; JSON nested at most ``depth`` deep; an id or a player name of
+    at most ``string_chars``. A game over a limit is reported, and the next one is read.
 
     >>> [game.history for game in read_games('[1, 2]\\n\\n39\\n16\\n\\n7\\n')]
     [(1, 2), (39, 16), (7,)]
     """
+    lines = text.splitlines() if isinstance(text, str) else text
+    cap = limits.record_bytes
     block: list[int] = []
     block_line = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if line.isascii() and line.isdigit():
-            if not block:
+    block_bytes = 0
+    over = False
+    for number, raw in enumerate(lines, start=1):
+        line = "" if raw is None else raw.strip()
+        if raw is not None and line.isascii() and line.isdigit():
+            if not block and not over:
                 block_line = number
-            block.append(int(line))
+            block_bytes += len(line) + 1
+            if block_bytes > cap and not over:
+                over = True
+                block = []
+                yield GameInput(
+                    block_line, (), error=f"a game of more than {cap} bytes exceeds the limit"
+                )
+            if not over:
+                block.append(int(line))
             continue
         if block:
             yield GameInput(block_line, tuple(block))
-            block = []
-        if not line:
+        block, block_bytes, over = [], 0, False
+        if raw is None:
+            yield GameInput(number, (), error=f"a line of more than {cap} bytes exceeds the limit")
+        elif not line:
             continue
-        if line.startswith(("[", "{")):
-            yield _entry(number, line)
+        elif line.startswith(("[", "{")):
+            yield _bounded(number, line, limits)
         else:
             yield GameInput(
                 number,
@@ -239,6 +289,19 @@ def read_games(text: str) -> Iterator[GameInput]:
             )
     if block:
         yield GameInput(block_line, tuple(block))
+
+
+def _bounded(number: int, line: str, limits: Limits) -> GameInput:
+    if len(line.encode()) > limits.record_bytes:
+        return GameInput(
+            number, (), error=f"a line of more than {limits.record_bytes} bytes exceeds the limit"
+        )
+    game = _entry(number, line)
+    if game.error is not None:
+        return game
+    if _depth(orjson.loads(line)) > limits.depth:
+        return GameInput(number, (), error=f"nesting deeper than the limit of {limits.depth}")
+    return _limited(game, limits)
 
 
 def _names(mask: int) -> str:

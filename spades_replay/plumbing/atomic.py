@@ -23,12 +23,14 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """Write ``path`` through a temporary file beside it, renamed into place on success.
 
     If the block raises (or the process is interrupted), the temporary file is removed and
-    ``path`` is left as it was.
+    ``path`` is left as it was. A file replaced keeps its permissions, and its owner and
+    group where the process may give them.
     """
     target = Path(path)
     directory = target.parent
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=directory)
     try:
+        _keep_owner(fd, target)
         os.fchmod(fd, _mode_for(target))
         with os.fdopen(fd, "wb") as stream:
             yield stream
@@ -39,6 +41,18 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise
+
+
+def _keep_owner(fd: int, target: Path) -> None:
+    """Give the new file the owner and group of the file it replaces, where the process may
+    (root may; another user can only keep its own): rewriting a file in place as root must
+    not leave it root's."""
+    try:
+        found = target.stat()
+    except FileNotFoundError:
+        return
+    with contextlib.suppress(PermissionError):
+        os.fchown(fd, found.st_uid, found.st_gid)
 
 
 def _mode_for(target: Path) -> int:

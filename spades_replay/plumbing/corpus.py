@@ -14,12 +14,14 @@ processes read on their own; a line belongs to the range in which it starts.
 
 from __future__ import annotations
 
+import errno
 import gzip
 import io
 import os
+import stat
 import sys
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -87,11 +89,58 @@ def _io_problem(code: Code, path: str, message: str) -> InputError:
     return InputError(Problem(code, message, source=path))
 
 
-def expand(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
+def not_a_file(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when it exists but is not a regular file or a directory (``"a
+    FIFO"``, ``"a character device"``...), following symbolic links; else ``None``."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kinds = (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((kind for test, kind in kinds if test(mode)), "not a regular file")
+
+
+def _not_a_file_problem(path: Path, kind: str) -> Problem:
+    return Problem(
+        Code.IO_NOT_A_FILE, f"{path} is {kind}, not a regular file: skipped", source=str(path)
+    )
+
+
+def expand(
+    paths: Iterable[str | os.PathLike[str]],
+    on_problem: Callable[[Problem], None] | None = None,
+) -> Iterator[Path]:
     """Every record file named by ``paths``, directories walked in sorted order.
 
-    Raises :class:`InputError` (``io.not-found``) for a path that does not exist.
+    Only regular files are read (symbolic links to them too): a FIFO, device or socket,
+    named or found in a walk, is an ``io.not-a-file`` problem, a directory that cannot be
+    listed an ``io.unreadable`` one, a path that does not exist an ``io.not-found`` one.
+    Each goes to ``on_problem``, and the rest goes on; without ``on_problem`` the first is
+    raised as :class:`InputError`.
     """
+
+    def report(problem: Problem) -> None:
+        if on_problem is None:
+            raise InputError(problem)
+        on_problem(problem)
+
+    def unlisted(error: OSError) -> None:
+        where = error.filename or path
+        report(
+            Problem(
+                Code.IO_UNREADABLE,
+                f"cannot read the directory {where}: {error.strerror or error}",
+                source=str(where),
+            )
+        )
+
     for item in paths:
         if str(item) == STDIN:
             yield Path(STDIN)
@@ -99,18 +148,25 @@ def expand(paths: Iterable[str | os.PathLike[str]]) -> Iterator[Path]:
         path = Path(item)
         if path.is_dir():
             found: list[Path] = []
-            for root, dirs, files in os.walk(path):
+            for root, dirs, files in os.walk(path, onerror=unlisted):
                 dirs[:] = sorted(name for name in dirs if not name.startswith("."))
-                found.extend(
-                    Path(root) / name
-                    for name in files
-                    if not name.startswith(".") and _is_record_file(Path(name))
-                )
+                for name in sorted(files):
+                    if name.startswith(".") or not _is_record_file(Path(name)):
+                        continue
+                    kind = not_a_file(Path(root) / name)
+                    if kind is None:
+                        found.append(Path(root) / name)
+                    else:
+                        report(_not_a_file_problem(Path(root) / name, kind))
             yield from sorted(found)
         elif path.is_file():
             yield path
+        elif (kind := not_a_file(path)) is not None:
+            report(_not_a_file_problem(path, kind))
         else:
-            raise _io_problem(Code.IO_NOT_FOUND, str(path), f"no such file or directory: {path}")
+            report(
+                Problem(Code.IO_NOT_FOUND, f"no such file or directory: {path}", source=str(path))
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +252,37 @@ def is_gzip_name(name: str) -> bool:
 
 
 def _open(path: str) -> BinaryIO:
+    """The file at ``path`` opened for reading, if it is a regular file: opened without
+    waiting (a FIFO would block), then checked, so that a file swapped for a FIFO or a device
+    after it was found is refused too (``io.not-a-file``)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISDIR(mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        kind = not_a_file(path) or "not a regular file"
+        raise _io_problem(Code.IO_NOT_A_FILE, path, f"{path} is {kind}, not a regular file")
+    os.set_blocking(fd, True)
+    stream = open(fd, "rb")  # noqa: SIM115 (the caller closes it)
     if is_gzip_name(path):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb")
+        return _Gzip(stream)  # type: ignore[return-value]
+    return stream
+
+
+class _Gzip(gzip.GzipFile):
+    """A gzip reader of an open file that closes the file when it is closed."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        super().__init__(fileobj=raw, mode="rb")
+        self._raw = raw
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            self._raw.close()
 
 
 def _stdin() -> BinaryIO:

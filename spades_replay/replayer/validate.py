@@ -13,7 +13,6 @@ import os
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from spades_replay.errors import Code, FormatError, InputError, Problem
@@ -395,12 +394,7 @@ class CorpusValidation:
         self._progress = progress
 
     def _tasks(self) -> list[Task]:
-        files: list[Path] = []
-        for path in self._paths:
-            try:
-                files.extend(expand([path]))
-            except InputError as error:
-                self.summary.io_errors.append(error.problem)
+        files = list(expand(self._paths, on_problem=self.summary.io_errors.append))
         return plan(files, self._chunk_bytes)
 
     def _results(self, tasks: list[Task]) -> Generator[TaskResult, None, None]:
