@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 import streamlit as st
 
@@ -22,7 +23,7 @@ from spades_replay.replayer.validate import RecordReport
 from spades_replay.stats.tables import GAME_SCHEMA, Tables
 from spades_replay.store.layout import MANIFEST, open_manifest
 from spades_replay.store.read import Store, schemas
-from spades_replay.store.sql import connect
+from spades_replay.store.sql import connect, failure
 
 from .data import FILE, GameRef
 from .selection import Filters
@@ -74,30 +75,36 @@ def open_view(directory: str, key: str) -> StoreView:
     store = Store.open(directory)
     connection = connect(store)
     try:
-        columns = ", ".join(f"g.{name}" for name in GAME_SCHEMA)
-        games = _frame(
-            connection,
-            f"SELECT {columns}, r.offset, s.sha256 AS digest, s.size, s.mtime_ns, "
-            "s.resolved AS file FROM games g "
-            "JOIN records r USING (game) JOIN sources s ON s.source = g.source ORDER BY g.game",
-            {
-                **GAME_SCHEMA,
-                "offset": pl.Int64,
-                "digest": pl.String,
-                "size": pl.Int64,
-                "mtime_ns": pl.Int64,
-                "file": pl.String,
-            },
-        )
-        players = _frame(
-            connection,
-            "SELECT player_key, arg_min(player, game) AS player FROM seat_hands "
-            "GROUP BY player_key ORDER BY player_key",
-            {"player_key": pl.String, "player": pl.String},
-        )
-        (hands,) = connection.execute("SELECT count(*) FROM side_hands").fetchone() or (0,)
+        return _view(store, connection, directory, key)
+    except duckdb.Error as error:
+        raise failure(store, error) from None
     finally:
         connection.close()
+
+
+def _view(store: Store, connection: Any, directory: str, key: str) -> StoreView:
+    columns = ", ".join(f"g.{name}" for name in GAME_SCHEMA)
+    games = _frame(
+        connection,
+        f"SELECT {columns}, r.offset, s.sha256 AS digest, s.size, s.mtime_ns, "
+        "s.resolved AS file FROM games g "
+        "JOIN records r USING (game) JOIN sources s ON s.source = g.source ORDER BY g.game",
+        {
+            **GAME_SCHEMA,
+            "offset": pl.Int64,
+            "digest": pl.String,
+            "size": pl.Int64,
+            "mtime_ns": pl.Int64,
+            "file": pl.String,
+        },
+    )
+    players = _frame(
+        connection,
+        "SELECT player_key, arg_min(player, game) AS player FROM seat_hands "
+        "GROUP BY player_key ORDER BY player_key",
+        {"player_key": pl.String, "player": pl.String},
+    )
+    (hands,) = connection.execute("SELECT count(*) FROM side_hands").fetchone() or (0,)
     summary = store.summary()
     unread = tuple(f"{problem.message} [{problem.code}]" for problem in summary.io_errors)
     return StoreView(

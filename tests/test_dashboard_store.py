@@ -4,6 +4,8 @@ the games, asks the store for the filtered stats, and lists the store's invalid 
 
 from __future__ import annotations
 
+import json
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -61,6 +63,27 @@ def big_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = folder / "store"
     ingest([folder / "many.jsonl"], directory)
     return directory
+
+
+@pytest.mark.parametrize("damage", ["garbage part", "huge count", "counts beyond the parts"])
+def test_a_damaged_store_is_reported_in_the_sidebar(
+    store: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str
+) -> None:
+    copy = tmp_path / "store"
+    shutil.copytree(store, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    source = manifest["sources"][0]
+    if damage == "garbage part":
+        (copy / source["parts"]["games"][0]).write_bytes(b"no parquet" * 50)
+    elif damage == "huge count":
+        source.update(games=2**63, invalid=0, records=2**63)
+    else:
+        source.update(games=10**6, records=10**6 + source["invalid"])
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    at = _app(copy, monkeypatch)
+    (error,) = at.sidebar.error
+    assert error.value.startswith(md(f"cannot open the store {copy}: the store {copy} is damaged:"))
+    assert error.value.endswith(md("--rebuild [store.damaged]"))
 
 
 def test_the_replay_page_opens_on_a_store_without_replaying_the_corpus(

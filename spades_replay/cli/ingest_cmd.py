@@ -71,6 +71,13 @@ def register(commands: Any) -> None:
         action="store_true",
         help="when another ingest is writing the store, wait for it (default: refuse, exit 2)",
     )
+    parser.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="read every file anew into an empty store, whatever DIR's manifest holds: the "
+        "way out of a damaged store (its old part files are removed when the new one is in "
+        "place)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
@@ -120,6 +127,7 @@ def run(arguments: argparse.Namespace) -> int:
                 wait=arguments.wait,
                 progress=bar.update,
                 on_wait=waiting,
+                rebuild=arguments.rebuild,
             )
     except StoreError as error:
         raise UsageError(str(error)) from None

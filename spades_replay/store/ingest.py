@@ -27,7 +27,7 @@ from typing import Any
 
 import polars as pl
 
-from spades_replay.errors import Code, InputError, Problem
+from spades_replay.errors import Code, Problem
 from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.corpus import CHUNK_BYTES, Task, expand, plan
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
@@ -42,10 +42,12 @@ from spades_replay.store.layout import (
     SourceEntry,
     StoreError,
     StoreLock,
+    clear_for_rebuild,
     read_manifest,
     remove_unreferenced,
     write_manifest,
 )
+from spades_replay.store.read import verify_parts
 
 Progress = Callable[[int, int], None]
 """Called with (bytes done, bytes in all) as files are read."""
@@ -203,12 +205,7 @@ def _found(
     seen: set[str] = set()
     own = store.resolve()
     for item in paths:
-        try:
-            named = list(expand([item]))
-        except InputError as error:
-            report.io_errors.append(error.problem)
-            continue
-        for path in named:
+        for path in expand([item], on_problem=report.io_errors.append):
             try:
                 resolved = str(path.resolve())
                 stat = path.stat()
@@ -417,14 +414,18 @@ def ingest(
     progress: Progress | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     on_wait: Callable[[], None] | None = None,
+    rebuild: bool = False,
 ) -> IngestReport:
     """Bring the store in ``store`` up to date with the files under ``paths``.
 
     ``jobs`` worker processes (0: one per core), or an executor (a Dask cluster), read the
     files and analyse the hands (one hand a unit of work); ``prune`` drops the files
     of the store that no longer exist; ``wait`` waits for another ingest of the same store
-    to finish instead of refusing. Raises :class:`StoreError` for a store that cannot be
-    used (another version, other settings, locked).
+    to finish instead of refusing; ``rebuild`` reads every file anew, as into an empty
+    store, whatever the old manifest holds (the way out of a damaged store: the part files
+    of the old one are removed once the new manifest is in place). Raises
+    :class:`StoreError` for a store that cannot be used (another version, other settings,
+    locked, damaged).
     """
     jobs = workers(jobs)
     paths = list(paths)
@@ -440,7 +441,12 @@ def ingest(
     report = IngestReport()
     lock = StoreLock(directory, wait, on_wait)
     with lock:
-        old = read_manifest(directory) or Manifest(settings.to_dict())
+        if rebuild:
+            clear_for_rebuild(directory)
+            old = Manifest(settings.to_dict())
+        else:
+            old = read_manifest(directory) or Manifest(settings.to_dict())
+            verify_parts(directory, old)
         _check_settings(directory, old, settings)
         previous = {source.resolved: source for source in old.sources}
         files = _found(paths, report, directory)

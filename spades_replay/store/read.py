@@ -16,13 +16,15 @@ True
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from spades_replay.errors import Code, Problem
 from spades_replay.replayer.validate import RecordReport, Summary
-from spades_replay.store.layout import Manifest, SourceEntry, open_manifest
+from spades_replay.store.layout import Manifest, SourceEntry, damaged, open_manifest
+from spades_replay.text import safe
 
 if TYPE_CHECKING:
     import polars as pl
@@ -68,6 +70,83 @@ def _problem(row: dict[str, object]) -> Problem:
     )
 
 
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def _footer(path: Path) -> tuple[list[tuple[str, Any]], int] | BaseException:
+    """A part's columns and row count, from its Parquet footer; or what stopped reading it."""
+    import polars as pl
+
+    try:
+        columns = list(pl.read_parquet_schema(path).items())
+        count = pl.scan_parquet(path).select(pl.len()).collect().item()
+    except (pl.exceptions.PolarsError, OSError) as error:
+        return error
+    return columns, int(count)
+
+
+def verify_parts(directory: Path, manifest: Manifest) -> None:
+    """Check what the manifest says of its part files against their Parquet footers: each
+    is Parquet (not other bytes, not cut short), holds its table's columns with their types,
+    and the ``games`` and ``records`` rows of each source are as many as the manifest
+    counts. Only the footers are read (on a few threads: the reading waits on the disk).
+    Raises the ``store.damaged`` :class:`~spades_replay.store.layout.StoreError` naming the
+    first part, in the manifest's order, that fails."""
+    expected = {table: list(schema.items()) for table, schema in schemas().items()}
+    named = [
+        (number, table, name)
+        for number, source in enumerate(manifest.sources)
+        for table, names in source.parts.items()
+        for name in names
+    ]
+    with ThreadPoolExecutor(max_workers=FOOTER_THREADS) as pool:
+        footers = list(pool.map(_footer, (directory / name for _, _, name in named)))
+    rows = [{"games": 0, "records": 0} for _ in manifest.sources]
+    for (number, table, name), footer in zip(named, footers, strict=True):
+        shown = safe(name, 300)
+        if isinstance(footer, BaseException):
+            raise damaged(
+                directory,
+                f"part {shown} is not a Parquet file, or is cut short "
+                f"({safe(_first_line(footer), 200)})",
+            )
+        columns, count = footer
+        if columns != expected[table]:
+            raise damaged(directory, f"part {shown} {_columns_wrong(columns, expected[table])}")
+        if table in rows[number]:
+            rows[number][table] += count
+    for number, (source, counted) in enumerate(zip(manifest.sources, rows, strict=True)):
+        for table, count in counted.items():
+            claimed = source.games if table == "games" else source.records
+            if count != claimed:
+                raise damaged(
+                    directory,
+                    f"sources[{number}] counts {claimed} {table} but its {table} parts hold "
+                    f"{count} row(s)",
+                )
+
+
+FOOTER_THREADS = 8
+"""How many part footers are read at once when a store is opened."""
+
+
+def _columns_wrong(found: list[tuple[str, Any]], wanted: list[tuple[str, Any]]) -> str:
+    """What differs between a part's columns and its table's."""
+    names = [name for name, _ in found]
+    for name, kind in wanted:
+        if name not in names:
+            return f"has no column {name}"
+        had = dict(found)[name]
+        if had != kind:
+            return f"holds column {name} as {had}, not {kind}"
+    extra = [name for name in names if name not in dict(wanted)]
+    if extra:
+        return f"holds a column its table has not: {safe(extra[0], 100)}"
+    return "holds its table's columns in another order"
+
+
 @dataclass(frozen=True)
 class Store:
     """An open store: its directory and manifest, and where each source's games start."""
@@ -77,9 +156,12 @@ class Store:
 
     @classmethod
     def open(cls, directory: str | os.PathLike[str]) -> Store:
-        """Open the store in ``directory`` (:class:`~spades_replay.store.layout.StoreError`
-        when there is none, or one of another version)."""
-        return cls(Path(directory), open_manifest(directory))
+        """Open the store in ``directory``, its manifest and part files checked
+        (:func:`verify_parts`): :class:`~spades_replay.store.layout.StoreError` when there
+        is none, one of another version, or a damaged one (``store.damaged``)."""
+        store = cls(Path(directory), open_manifest(directory))
+        verify_parts(store.directory, store.manifest)
+        return store
 
     @property
     def analysis(self) -> bool:
@@ -110,13 +192,22 @@ class Store:
         schema = schemas()[table]
         frames = []
         for path, base in self.part_paths(table):
-            frame = pl.read_parquet(path)
+            try:
+                frame = pl.read_parquet(path)
+            except (pl.exceptions.PolarsError, OSError) as error:
+                raise damaged(
+                    self.directory,
+                    f"part {self._name(path)} cannot be read ({safe(_first_line(error), 300)})",
+                ) from None
             if "game" in frame.columns and base:
                 frame = frame.with_columns(pl.col("game") + base)
             frames.append(frame)
         if not frames:
             return pl.DataFrame(schema=schema)
         return pl.concat(frames, how="vertical")
+
+    def _name(self, path: Path) -> str:
+        return safe(path.relative_to(self.directory).as_posix(), 300)
 
     def tables(self, analysis: bool = False) -> Tables:
         """The stats tables (with ``seat_analysis`` when ``analysis``, which needs a store

@@ -21,12 +21,14 @@ from __future__ import annotations
 import datetime
 import decimal
 import os
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from spades_replay.engine.scoring import SCORE_COLUMNS
-from spades_replay.store.layout import StoreError
+from spades_replay.store.layout import PARTS, StoreError, damaged
 from spades_replay.store.read import Store
+from spades_replay.text import safe
 
 if TYPE_CHECKING:
     import duckdb
@@ -181,11 +183,22 @@ def _view(store: Store, table: str) -> str:
     )
 
 
-def connect(store: Store) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB database with the store's tables as views."""
+def connect(store: Store, scratch: str | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB database with the store's tables as views, shut in: it reads
+    the store's part files and nothing else (no other file, no network; with ``scratch``,
+    also that folder, where :func:`write_parquet` writes), never installs or loads an
+    extension, and its configuration is locked, so that no statement can change that."""
     import duckdb
 
-    connection = duckdb.connect(":memory:")
+    allowed = [os.path.join(os.path.realpath(store.directory), PARTS) + os.sep]
+    if scratch is not None:
+        allowed.append(os.path.realpath(scratch) + os.sep)
+    connection = duckdb.connect(
+        ":memory:",
+        config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
+    )
+    connection.execute("SET allowed_directories = ?", [allowed])
+    connection.execute("SET enable_external_access = false")
     connection.execute("CREATE TABLE _part_files (filename VARCHAR, base BIGINT)")
     rows = [
         (str(path.resolve()), base) for table in VIEWS for path, base in store.part_paths(table)
@@ -216,6 +229,7 @@ def connect(store: Store) -> duckdb.DuckDBPyConnection:
         if table == "seat_analysis" and not store.analysis:
             continue
         connection.execute(f"CREATE VIEW {table} AS {_view(store, table)}")
+    connection.execute("SET lock_configuration = true")
     return connection
 
 
@@ -228,23 +242,52 @@ class Result:
     rows: list[tuple[Any, ...]]
 
 
+_SPACE = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.S)
+_EXPLAIN = re.compile(r"EXPLAIN\b(?P<rest>.*)", re.S | re.I)
+_ANALYZE = re.compile(r"ANALY[SZ]E\b(?P<rest>.*)", re.S | re.I)
+
+
+def _after_space(text: str) -> str:
+    """``text`` from its first token on (white space and comments skipped)."""
+    found = _SPACE.match(text)
+    return text[found.end() :] if found else text
+
+
+def _explained(sql: str) -> str | None:
+    """The statement an ``EXPLAIN`` or ``EXPLAIN ANALYZE`` statement explains (``EXPLAIN
+    ANALYZE`` runs it), or ``None`` when ``sql`` is not one of those two forms."""
+    explain = _EXPLAIN.match(_after_space(sql))
+    if explain is None:
+        return None
+    rest = _after_space(explain.group("rest"))
+    analyze = _ANALYZE.match(rest)
+    return analyze.group("rest") if analyze is not None else rest
+
+
 def _statement(connection: duckdb.DuckDBPyConnection, sql: str) -> str:
-    """The one read-only statement of ``sql``; :class:`StoreError` for anything else."""
+    """The one read-only statement of ``sql``; :class:`StoreError` for anything else. The
+    statement an ``EXPLAIN`` explains is judged too: ``EXPLAIN ANALYZE`` runs it."""
     import duckdb
 
-    try:
-        statements = connection.extract_statements(sql)
-    except duckdb.Error as error:
-        raise StoreError(f"bad SQL: {_first_line(error)}") from None
-    if len(statements) != 1:
-        raise StoreError(f"give one SQL statement, not {len(statements)}")
-    statement = statements[0]
-    if statement.type not in (duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN):
-        raise StoreError(
-            f"the store is read-only: only queries (SELECT, WITH, EXPLAIN) run here, not "
-            f"{statement.type.name}"
-        )
-    return sql
+    text = sql
+    while True:
+        try:
+            statements = connection.extract_statements(text)
+        except duckdb.Error as error:
+            raise StoreError(f"bad SQL: {safe(_first_line(error), 1000)}") from None
+        if len(statements) != 1:
+            raise StoreError(f"give one SQL statement, not {len(statements)}")
+        kind = statements[0].type
+        if kind is duckdb.StatementType.SELECT:
+            return sql
+        inner = _explained(text) if kind is duckdb.StatementType.EXPLAIN else None
+        if inner is None:
+            shown = "EXPLAIN in another form" if kind is duckdb.StatementType.EXPLAIN else kind.name
+            raise StoreError(
+                "the store is read-only: only queries (SELECT, WITH, EXPLAIN [ANALYZE] of a "
+                f"query) run here, not {shown}"
+            )
+        text = inner
 
 
 def _first_line(error: BaseException) -> str:
@@ -265,15 +308,39 @@ def run(store: Store, sql: str) -> Result:
             return Result(
                 list(relation.columns), [str(kind) for kind in relation.types], relation.fetchall()
             )
-        except duckdb.IOException as error:
-            raise StoreError(
-                f"cannot read the store {store.directory} (did an ingest change it meanwhile? "
-                f"run again): {_first_line(error)}"
-            ) from None
         except duckdb.Error as error:
-            raise StoreError(f"bad SQL: {_first_line(error)}{_hint(store, error)}") from None
+            raise failure(store, error) from None
     finally:
         connection.close()
+
+
+def failure(store: Store, error: BaseException) -> StoreError:
+    """The error of a statement that DuckDB could not run: a damaged part (named), a part
+    gone meanwhile, a file outside the store, or bad SQL."""
+    import duckdb
+
+    text = str(error)
+    for table in VIEWS:
+        for path, _ in store.part_paths(table):
+            if str(path.resolve()) in text:
+                name = path.relative_to(store.directory).as_posix()
+                if not path.exists():
+                    break
+                return damaged(
+                    store.directory,
+                    f"part {safe(name, 300)} cannot be read ({safe(_first_line(error), 300)})",
+                )
+    if isinstance(error, duckdb.IOException):
+        return StoreError(
+            f"cannot read the store {safe(str(store.directory), 500)} (did an ingest change "
+            f"it meanwhile? run again): {safe(_first_line(error), 500)}"
+        )
+    if isinstance(error, duckdb.PermissionException):
+        return StoreError(
+            "a query reads the store's tables only, no other file and no network: "
+            f"{safe(_first_line(error), 500)}"
+        )
+    return StoreError(f"bad SQL: {safe(_first_line(error), 1000)}{_hint(store, error)}")
 
 
 def _hint(store: Store, error: BaseException) -> str:
@@ -284,10 +351,11 @@ def _hint(store: Store, error: BaseException) -> str:
 
 def write_parquet(store: Store, sql: str, target: str | os.PathLike[str]) -> None:
     """Run one read-only query over the store and write its result to a Parquet file at
-    ``target`` (a temporary path the caller then moves into place)."""
+    ``target``, a new file in a scratch folder of the caller's (which then moves it into
+    place): the one folder outside the store that this connection may write in."""
     import duckdb
 
-    connection = connect(store)
+    connection = connect(store, scratch=os.path.dirname(os.path.abspath(target)))
     try:
         statement = _statement(connection, sql)
         try:
@@ -296,7 +364,7 @@ def write_parquet(store: Store, sql: str, target: str | os.PathLike[str]) -> Non
                 raise StoreError("the statement gives no rows to write")
             relation.write_parquet(str(target))
         except duckdb.Error as error:
-            raise StoreError(f"bad SQL: {_first_line(error)}{_hint(store, error)}") from None
+            raise failure(store, error) from None
     finally:
         connection.close()
 

@@ -1,0 +1,414 @@
+"""A store reads only its own files, and a damaged store is refused with one code
+(``store.damaged``), naming what is wrong, the same way in ``query``, ``stats --store``,
+``ingest`` and the library; ``ingest --rebuild`` makes it anew. Clean-up never follows a
+symbolic link out of the store, and a query can neither write nor reach outside it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import orjson
+import polars as pl
+import pytest
+
+from spades_replay.errors import Code
+from spades_replay.store.ingest import ingest
+from spades_replay.store.layout import MANIFEST, StoreError, read_manifest
+from spades_replay.store.read import Store
+from spades_replay.store.sql import connect, run
+
+from .conftest import FIXTURES, ROOT
+
+TWO = FIXTURES / "corpus" / "two-player.jsonl"
+FOUR = FIXTURES / "corpus" / "four-player.jsonl"
+
+
+def cli(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "spades_replay", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("built") / "store"
+    ingest([TWO, FOUR], directory)
+    return directory
+
+
+@pytest.fixture
+def store(built: Path, tmp_path: Path) -> Path:
+    """A fresh copy of a good store of two sources, to damage."""
+    copy = tmp_path / "store"
+    shutil.copytree(built, copy, symlinks=True)
+    return copy
+
+
+def manifest_of(store: Path) -> dict[str, Any]:
+    data: dict[str, Any] = orjson.loads((store / MANIFEST).read_bytes())
+    return data
+
+
+def write_manifest(store: Path, data: dict[str, Any]) -> None:
+    (store / MANIFEST).write_text(json.dumps(data))
+
+
+def first_part(store: Path, table: str = "games") -> Path:
+    return store / manifest_of(store)["sources"][0]["parts"][table][0]
+
+
+def refused(store: Path) -> StoreError:
+    with pytest.raises(StoreError) as caught:
+        Store.open(store)
+    return caught.value
+
+
+def source_field(name: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def tamper(data: dict[str, Any]) -> None:
+        data["sources"][0][name] = value
+
+    return tamper
+
+
+def setting(path: tuple[str, ...], value: object) -> Callable[[dict[str, Any]], None]:
+    def tamper(data: dict[str, Any]) -> None:
+        place = data["settings"]
+        for key in path[:-1]:
+            place = place[key]
+        place[path[-1]] = value
+
+    return tamper
+
+
+def part_name(name: str) -> Callable[[dict[str, Any]], None]:
+    def tamper(data: dict[str, Any]) -> None:
+        data["sources"][0]["parts"]["games"][0] = name
+
+    return tamper
+
+
+def counts(games: int, invalid: int, records: int) -> Callable[[dict[str, Any]], None]:
+    def tamper(data: dict[str, Any]) -> None:
+        data["sources"][0].update(games=games, invalid=invalid, records=records)
+
+    return tamper
+
+
+def _set(key: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def tamper(data: dict[str, Any]) -> None:
+        data[key] = value
+
+    return tamper
+
+
+def _huge_totals(data: dict[str, Any]) -> None:
+    for source in data["sources"]:
+        source.update(games=2**62, invalid=0, records=2**62)
+
+
+def _second_part_twice(data: dict[str, Any]) -> None:
+    data["sources"][1]["parts"]["games"] = data["sources"][0]["parts"]["games"]
+
+
+def _same_file_twice(data: dict[str, Any]) -> None:
+    data["sources"][1]["resolved"] = data["sources"][0]["resolved"]
+
+
+TAMPERED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "kind": (_set("kind", "something else"), "is not a spades-replay store"),
+    "store_version": (_set("store_version", "1"), "is a store of version"),
+    "settings": (_set("settings", []), "settings is [], not an object"),
+    "settings.analysis": (setting(("analysis",), 1), "settings.analysis is 1"),
+    "settings.limits": (setting(("limits",), None), "settings.limits is null"),
+    "settings.limits.record_bytes": (
+        setting(("limits", "record_bytes"), 0),
+        "settings.limits.record_bytes is 0",
+    ),
+    "settings.limits.depth": (setting(("limits", "depth"), "64"), "settings.limits.depth"),
+    "settings.limits.string_chars": (
+        setting(("limits", "string_chars"), 2.5),
+        "settings.limits.string_chars is 2.5",
+    ),
+    "settings.time_cap": (setting(("time_cap",), -1), "settings.time_cap is -1"),
+    "sources": (_set("sources", {}), "sources is {}, not a list"),
+    "sources[0]": (_set("sources", [7]), "sources[0] is 7, not an object"),
+    "path": (source_field("path", 3), "sources[0].path is 3"),
+    "resolved": (source_field("resolved", ""), 'sources[0].resolved is ""'),
+    "size": (source_field("size", -5), "sources[0].size is -5"),
+    "mtime_ns": (source_field("mtime_ns", 2**64), "sources[0].mtime_ns"),
+    "sha256": (source_field("sha256", "abc"), 'sources[0].sha256 is "abc"'),
+    "records": (source_field("records", True), "sources[0].records is true"),
+    "games": (source_field("games", 2**63), "sources[0].games is 9223372036854775808"),
+    "invalid": (source_field("invalid", None), "sources[0].invalid is null"),
+    "io_error": (source_field("io_error", {"code": "no.such"}), "sources[0].io_error"),
+    "parts": (source_field("parts", "x"), 'sources[0].parts is "x"'),
+    "parts.table": (source_field("parts", {"evil": []}), 'names a table "evil"'),
+    "parts.list": (source_field("parts", {"games": "p"}), 'sources[0].parts.games is "p"'),
+    "parts.name": (source_field("parts", {"games": [5]}), "sources[0].parts.games holds 5"),
+    "parts.seat_analysis": (
+        source_field("parts", {"seat_analysis": []}),
+        'names a table "seat_analysis" the store has not',
+    ),
+    "part.absolute": (part_name("/etc/passwd"), "is an absolute path, outside the store"),
+    "part.dotdot": (part_name("parts/games/../../../x.parquet"), "leaves the store"),
+    "part.other-folder": (part_name("parts/records/x.parquet"), "is not a part file of games"),
+    "part.missing": (part_name("parts/games/gone.parquet"), "is missing"),
+    "part.twice": (_second_part_twice, "is named twice"),
+    "counts.sum": (counts(1, 1, 5), "counts 5 record(s) but 1 game(s) and 1 invalid"),
+    "counts.parts": (counts(2**40, 0, 2**40), "counts 1099511627776 games but its games parts"),
+    "counts.total": (_huge_totals, "count more than 2^63-1 games"),
+    "resolved.twice": (_same_file_twice, "a file is named by two sources"),
+}
+
+
+@pytest.mark.parametrize("field", sorted(TAMPERED))
+def test_a_tampered_manifest_is_refused_naming_the_field(store: Path, field: str) -> None:
+    tamper, expected = TAMPERED[field]
+    data = manifest_of(store)
+    tamper(data)
+    write_manifest(store, data)
+    error = refused(store)
+    assert expected in str(error)
+    if field not in ("kind", "store_version"):
+        assert error.code is Code.STORE_DAMAGED
+        assert str(error).endswith("[store.damaged]")
+        assert f"ingest PATH... --store {store} --rebuild" in str(error)
+
+
+def test_a_manifest_that_is_not_json_is_damaged(store: Path) -> None:
+    (store / MANIFEST).write_bytes(b'{"kind": "spades-replay st')
+    assert "manifest.json is not JSON" in str(refused(store))
+
+
+def _garbage(part: Path) -> None:
+    part.write_bytes(b"this is no parquet file at all, only words " * 20)
+
+
+def _truncated(part: Path) -> None:
+    part.write_bytes(part.read_bytes()[:-100])
+
+
+def _other_columns(part: Path) -> None:
+    pl.DataFrame({"game": [0], "secret": ["x"]}).write_parquet(part)
+
+
+def _other_types(part: Path) -> None:
+    frame = pl.read_parquet(part)
+    frame.with_columns(pl.col("score_0").cast(pl.String)).write_parquet(part)
+
+
+def _symlink_out(part: Path) -> None:
+    outside = part.parent.parent.parent.parent / "elsewhere.parquet"
+    shutil.copy(part, outside)
+    part.unlink()
+    part.symlink_to(outside)
+
+
+def _folder_link_out(part: Path) -> None:
+    games = part.parent
+    outside = games.parent.parent.parent / "elsewhere"
+    shutil.copytree(games, outside)
+    shutil.rmtree(games)
+    games.symlink_to(outside)
+
+
+def _not_regular(part: Path) -> None:
+    part.unlink()
+    os.mkfifo(part)
+
+
+PART_DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
+    "garbage": (_garbage, "is not a Parquet file, or is cut short"),
+    "truncated": (_truncated, "is not a Parquet file, or is cut short"),
+    "other-columns": (_other_columns, "has no column game_id"),
+    "other-types": (_other_types, "holds column score_0 as String, not Int64"),
+    "symlink-out": (_symlink_out, "is reached through a symbolic link"),
+    "folder-link-out": (_folder_link_out, "parts/games is not a folder of the store"),
+    "fifo": (_not_regular, "is not a regular file"),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(PART_DAMAGE))
+def test_a_damaged_part_is_refused_everywhere_the_same_way(store: Path, damage: str) -> None:
+    hurt, expected = PART_DAMAGE[damage]
+    part = first_part(store)
+    hurt(part)
+    error = refused(store)
+    assert expected in str(error)
+    assert error.code is Code.STORE_DAMAGED
+    if damage != "folder-link-out":
+        assert part.relative_to(store).as_posix() in str(error)
+    runs = [
+        cli("query", "--store", str(store), "SELECT count(*) FROM games"),
+        cli("stats", "--store", str(store)),
+        cli("ingest", str(TWO), "--store", str(store), "--no-progress"),
+    ]
+    for result in runs:
+        assert result.returncode == 2, result.stderr
+        assert "Traceback" not in result.stderr
+        assert expected in result.stderr
+        assert "[store.damaged]" in result.stderr
+        assert "--rebuild" in result.stderr
+
+
+def test_ingest_rebuild_makes_a_damaged_store_anew(store: Path, built: Path) -> None:
+    _garbage(first_part(store))
+    (store / "parts" / "games" / "notes.txt").write_text("mine")
+    result = cli("ingest", str(TWO), str(FOUR), "--store", str(store), "--rebuild", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert Store.open(store).table("games").equals(Store.open(built).table("games"))
+    assert (store / "parts" / "games" / "notes.txt").read_text() == "mine"
+
+
+def test_rebuild_removes_links_out_but_never_what_they_point_to(store: Path) -> None:
+    _folder_link_out(first_part(store))
+    outside = store.parent / "elsewhere"
+    before = sorted(path.name for path in outside.iterdir())
+    ingest([TWO], store, rebuild=True)
+    assert sorted(path.name for path in outside.iterdir()) == before
+    assert not (store / "parts" / "games").is_symlink()
+    assert Store.open(store).summary().records == 25
+
+
+def test_rebuild_refuses_another_programs_manifest(tmp_path: Path) -> None:
+    (tmp_path / MANIFEST).write_text('{"kind": "my notes"}')
+    with pytest.raises(StoreError, match="is not a spades-replay store"):
+        ingest([TWO], tmp_path, rebuild=True)
+    assert (tmp_path / MANIFEST).read_text() == '{"kind": "my notes"}'
+
+
+def test_ingest_never_deletes_through_a_symlink_out(store: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "keep.parquet").write_bytes(b"precious")
+    (victim / "0123456789abcdef-0123456789abcdef-00000.parquet").write_bytes(b"precious")
+    (store / "parts" / "evil").symlink_to(victim)
+    (store / "parts" / "seat_hands" / "0123456789abcdef-0123456789abcdef-00009.parquet").symlink_to(
+        victim / "keep.parquet"
+    )
+    leftover = store / "parts" / "games" / "0123456789abcdef-0123456789abcdef-00003.parquet"
+    leftover.write_bytes(b"an ingest killed before its switch left this")
+    report = ingest([TWO], store)
+    assert report.removed_parts == 1
+    assert not leftover.exists()
+    assert sorted(path.name for path in victim.iterdir()) == [
+        "0123456789abcdef-0123456789abcdef-00000.parquet",
+        "keep.parquet",
+    ]
+    assert all(path.read_bytes() == b"precious" for path in victim.iterdir())
+
+
+def test_a_manifest_naming_a_file_outside_is_never_read(store: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "secret.parquet"
+    shutil.copy(first_part(store), outside)
+    data = manifest_of(store)
+    data["sources"][0]["parts"]["games"][0] = str(outside)
+    write_manifest(store, data)
+    result = cli("query", "--store", str(store), "SELECT * FROM games")
+    assert result.returncode == 2
+    assert f"part {outside} is an absolute path, outside the store" in result.stderr
+    assert "[store.damaged]" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_the_manifest_is_read_again_when_an_ingest_replaced_it(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader that finds a part missing because an ingest replaced the manifest and
+    removed that part meanwhile reads the new manifest instead of calling the store damaged."""
+    from spades_replay.store import layout
+
+    good = (store / MANIFEST).read_bytes()
+    data = manifest_of(store)
+    data["sources"][0]["parts"]["games"][0] = "parts/games/gone.parquet"
+    write_manifest(store, data)
+    checked = layout._checked
+    calls = []
+
+    def racing(root: Path, raw: bytes) -> Any:
+        calls.append(raw)
+        if len(calls) == 1:
+            (store / MANIFEST).write_bytes(good)  # the ingest's switch, while this one checks
+        return checked(root, raw)
+
+    monkeypatch.setattr(layout, "_checked", racing)
+    manifest = read_manifest(store)
+    assert manifest is not None
+    assert len(calls) == 2
+
+
+def test_query_cannot_write_or_install_through_explain(store: Path, tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    opened = Store.open(store)
+    for sql in (
+        f"EXPLAIN ANALYZE COPY (SELECT 'x') TO '{victim}'",
+        f"explain /* a comment */ analyse\nCOPY (SELECT 'x') TO '{victim}'",
+        "EXPLAIN ANALYZE INSTALL httpfs",
+        "EXPLAIN ANALYZE LOAD httpfs",
+        "EXPLAIN ANALYZE SET enable_external_access = true",
+    ):
+        with pytest.raises(StoreError, match="the store is read-only"):
+            run(opened, sql)
+    assert not victim.exists()
+    assert run(opened, "EXPLAIN ANALYZE SELECT count(*) FROM games").columns
+    assert run(opened, "EXPLAIN SELECT 1").columns
+    result = cli("query", "--store", str(store), f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{victim}'")
+    assert result.returncode == 2
+    assert "read-only" in result.stderr
+    assert not victim.exists()
+
+
+def test_the_connection_itself_reads_only_the_store(store: Path, tmp_path: Path) -> None:
+    """Whatever statement reaches DuckDB: no file outside the store, no extension, and a
+    locked configuration."""
+    victim = tmp_path / "victim.txt"
+    connection = connect(Store.open(store))
+    try:
+        settings = dict(
+            connection.execute(
+                "SELECT name, value FROM duckdb_settings() WHERE name IN "
+                "('autoinstall_known_extensions', 'autoload_known_extensions', "
+                "'enable_external_access', 'lock_configuration')"
+            ).fetchall()
+        )
+        assert set(settings.values()) == {"false", "true"}
+        assert settings["lock_configuration"] == "true"
+        assert settings["enable_external_access"] == "false"
+        assert settings["autoinstall_known_extensions"] == "false"
+        assert settings["autoload_known_extensions"] == "false"
+        for sql in (
+            f"COPY (SELECT 'x') TO '{victim}'",
+            "SELECT * FROM read_csv('/etc/passwd')",
+            "INSTALL httpfs",
+            "LOAD httpfs",
+            "SELECT * FROM 'https://example.com/x.parquet'",
+            f"SELECT * FROM read_parquet('{store}/parts/games/../../../x.parquet')",
+        ):
+            with pytest.raises(duckdb.Error):
+                connection.execute(sql)
+        with pytest.raises(duckdb.Error, match="locked"):
+            connection.execute("SET enable_external_access = true")
+        assert connection.execute("SELECT count(*) FROM games").fetchone() == (50,)
+    finally:
+        connection.close()
+    assert not victim.exists()
+
+
+def test_a_query_that_reads_outside_the_store_is_told_why(store: Path) -> None:
+    result = cli("query", "--store", str(store), "SELECT * FROM read_csv('/etc/passwd')")
+    assert result.returncode == 2
+    assert "a query reads the store's tables only" in result.stderr
+    assert "Traceback" not in result.stderr
