@@ -20,7 +20,7 @@ from . import store, validate
 from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, not_records, scan
 from .markup import md
 from .selection import Filters, apply, game_numbers, player_options
-from .widgets import CONTEXT, Context, opened_uploads, upload_of
+from .widgets import CONTEXT, Context, admit, opened_uploads
 
 UPLOAD_TYPES = ["json", "jsonl", "ndjson", "gz"]
 """What the upload widgets take: records, corpora, and either gzip-compressed."""
@@ -65,7 +65,7 @@ def _uploads(sidebar: DeltaGenerator) -> dict[str, Upload]:
         help=f"Records, .jsonl corpora or either gzipped, up to {UPLOAD_BYTES >> 20} MiB each; "
         "read in memory only.",
     )
-    uploads = {upload.digest: upload for upload in map(upload_of, files or [])}
+    uploads = {upload.digest: upload for upload in admit(files, "sidebar_upload", sidebar)}
     uploads.update(opened_uploads())
     return uploads
 

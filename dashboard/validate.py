@@ -16,7 +16,7 @@ from .data import UPLOAD_BYTES, Loaded, Upload, check_upload, not_records
 from .markup import md, plain
 from .selection import game_labels
 from .store import StoreView, invalid_reports
-from .widgets import current, open_upload, upload_of
+from .widgets import admit, current, open_upload
 
 SHOWN = 20
 """How many invalid records of one upload are shown one by one (the table lists them all)."""
@@ -145,8 +145,15 @@ def render() -> None:
         key="upload",
         max_upload_size=UPLOAD_BYTES >> 20,
     )
-    for file in files or []:
-        upload = upload_of(file)
+    shown: dict[str, str] = {}
+    for upload in admit(files, "upload", st):
+        if upload.digest in shown:
+            st.info(
+                f"**{md(upload.name, 200)}** holds the same bytes as "
+                f"**{md(shown[upload.digest], 200)}**: shown once, above."
+            )
+            continue
+        shown[upload.digest] = upload.name
         _upload(upload, check_upload(upload))
     context = current()
     if context.store is not None:

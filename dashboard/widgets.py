@@ -73,11 +73,57 @@ def set_value(key: str, value: Any) -> None:
     st.session_state[_SHARED + key] = value
 
 
+UPLOAD_FILES = 20
+"""The most files one upload widget reads; the others are left unread, with a message."""
+SESSION_UPLOAD_BYTES = 4 * UPLOAD_BYTES
+"""The most bytes of uploads one session holds (both upload widgets, and the uploads opened
+from the Validate page): beyond it, files are left unread, with a message."""
+UPLOAD_WIDGETS = ("sidebar_upload", "upload")
+"""The keys of the upload widgets (the sidebar's, the Validate page's)."""
+
+
 def upload_of(file: UploadedFile) -> Upload:
     """An uploaded file, in memory; left unread when it is over the size cap."""
     if file.size > UPLOAD_BYTES:
         return Upload.too_big(file.name, file.size)
     return Upload.of(file.name, file.getvalue())
+
+
+def _held_elsewhere(key: str) -> int:
+    """The bytes of uploads the session holds outside the widget ``key``: the files of the
+    other upload widget (all of them, read or not) and the uploads opened from Validate."""
+    held = sum(upload.size for upload in opened_uploads().values())
+    for other in UPLOAD_WIDGETS:
+        if other != key:
+            files = st.session_state.get(other) or []
+            held += sum(file.size for file in files if isinstance(file, UploadedFile))
+    return held
+
+
+def admit(files: Sequence[UploadedFile] | None, key: str, where: Any) -> list[Upload]:
+    """The uploads of widget ``key`` that the session may hold: at most
+    :data:`UPLOAD_FILES` files, and bytes up to :data:`SESSION_UPLOAD_BYTES` with those held
+    elsewhere. Whatever is left unread is said on ``where`` (the sidebar, or the page)."""
+    chosen = list(files or [])
+    if len(chosen) > UPLOAD_FILES:
+        where.warning(
+            f"{len(chosen)} files in one upload: the first {UPLOAD_FILES} are read. Remove "
+            "some to read the others."
+        )
+        chosen = chosen[:UPLOAD_FILES]
+    held = _held_elsewhere(key)
+    uploads = []
+    for file in chosen:
+        if held + file.size > SESSION_UPLOAD_BYTES:
+            where.warning(
+                f"**{md(file.name, 200)}** left unread: a session holds at most "
+                f"{SESSION_UPLOAD_BYTES >> 20} MiB of uploads, and {held / 2**20:.1f} MiB "
+                "are held. Remove some uploads to read it."
+            )
+            continue
+        held += file.size
+        uploads.append(upload_of(file))
+    return uploads
 
 
 def opened_uploads() -> dict[str, Upload]:
@@ -87,8 +133,15 @@ def opened_uploads() -> dict[str, Upload]:
 
 def open_upload(upload: Upload, game_key: str) -> None:
     """Callback of "Open in Replay": load the upload with the rest, clear the filters (so the
-    game is listed) and make its game the current one."""
-    opened_uploads()[upload.digest] = upload
+    game is listed) and make its game the current one. The uploads opened before it are
+    let go, oldest first, until the opened ones fit in :data:`SESSION_UPLOAD_BYTES`."""
+    opened = opened_uploads()
+    opened.pop(upload.digest, None)
+    while opened and sum(item.size for item in opened.values()) + upload.size > (
+        SESSION_UPLOAD_BYTES
+    ):
+        del opened[next(iter(opened))]
+    opened[upload.digest] = upload
     for key in ("f_variant", "f_rules", "f_player"):
         st.session_state[key] = []
     set_value("game", game_key)

@@ -285,6 +285,41 @@ def test_a_bad_upload_shows_its_error_never_a_traceback() -> None:
         assert md(said, 2000) in at.error[1].value
 
 
+def test_one_upload_twice_is_shown_once() -> None:
+    at = open_app("validate")
+    hostile = _hostile()
+    files = [("a.json", hostile, "application/json"), ("b.json", hostile, "application/json")]
+    run_app(at.file_uploader(key="upload").set_value(files))
+    assert [box.value for box in at.success][:1] == [f"**{md('a.json')}**: 1 record(s), all valid."]
+    assert not any(md("b.json") in box.value for box in at.success)
+    assert at.info[0].value == (
+        f"**{md('b.json')}** holds the same bytes as **{md('a.json')}**: shown once, above."
+    )
+
+
+def test_the_uploads_of_a_session_are_bounded() -> None:
+    """At most 20 files of one upload are read, and 64 MiB of uploads in a session: what
+    is left unread is said, never held."""
+    at = open_app("validate")
+    many = [(f"{n:02d}.json", VALID, "application/json") for n in range(22)]
+    run_app(at.file_uploader(key="upload").set_value(many))
+    assert at.warning[0].value.startswith("22 files in one upload: the first 20 are read.")
+    shown = [box.value for box in at.success if "record(s), all valid" in box.value]
+    assert len(shown) == 1  # the 20 read are the same bytes: shown once
+    assert len(at.info) == 19
+    big = 15 << 20
+    files = [(f"{name}.json", bytes([ord(name)]) * big, "application/json") for name in "abcde"]
+    run_app(at.file_uploader(key="upload").set_value(files))
+    warnings = [box.value for box in at.warning]
+    assert warnings == [
+        f"**{md('e.json')}** left unread: a session holds at most 64 MiB of uploads, and "
+        "60.0 MiB are held. Remove some uploads to read it."
+    ]
+    assert len(at.error) >= 4  # the four read: not JSON, each reported
+    run_app(at.file_uploader(key="sidebar_upload").set_value(("f.json", VALID, "application/json")))
+    assert any("**" + md("f.json") + "** left unread" in box.value for box in at.sidebar.warning)
+
+
 def test_every_error_of_an_upload_with_its_place_and_rule() -> None:
     at = open_app("validate")
     revoke = (FIXTURES / "invalid" / "play-revoke.json").read_bytes()

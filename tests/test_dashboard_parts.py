@@ -483,6 +483,16 @@ def _arguments(*argv: str) -> argparse.Namespace:
     return build_parser("dashboard").parse_args(["dashboard", *argv])
 
 
+def test_the_server_takes_no_larger_upload_than_the_widgets() -> None:
+    """Streamlit's own cap (200 MB unless told) would take a request that bypasses the
+    upload widgets; the server is told the widgets' cap."""
+    arguments = _arguments()
+    arguments.port = 8501
+    command = dashboard_cmd.streamlit_command(arguments, [])
+    cap = command[command.index("--server.maxUploadSize") + 1]
+    assert int(cap) << 20 == data.UPLOAD_BYTES
+
+
 def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:
     command = dashboard_cmd.streamlit_command(_arguments(), ["fixtures"], "at {port}")
     assert command[:6] == [
@@ -501,6 +511,7 @@ def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:
         "--browser.gatherUsageStats": "false",
         "--client.toolbarMode": "minimal",
         "--logger.hideWelcomeMessage": "true",
+        "--server.maxUploadSize": "16",
     }
     assert command[-2:] == ["--", "fixtures"]
     wide = dashboard_cmd.streamlit_command(

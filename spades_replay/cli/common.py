@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from rich.console import Console, RenderableType
 from rich.text import Text
@@ -22,12 +24,26 @@ from spades_replay.cli.exits import EXIT_USAGE as EXIT_USAGE
 from spades_replay.cli.exits import UsageError as UsageError
 from spades_replay.engine.rules import OPTION, RuleValue, not_an_option
 from spades_replay.errors import InputError, Problem
-from spades_replay.plumbing.atomic import write_bytes_atomic
-from spades_replay.plumbing.corpus import STDIN, STDIN_NAME, Source, Task, is_corpus, read_task
+from spades_replay.plumbing.atomic import atomic_writer
+from spades_replay.plumbing.corpus import (
+    STDIN,
+    STDIN_NAME,
+    Source,
+    Task,
+    expand,
+    is_corpus,
+    not_a_file,
+    read_task,
+)
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.plumbing.parallel import Jobs
 from spades_replay.replayer.replay import HandReplay, Replay
-from spades_replay.replayer.validate import Summary, check_bytes, pretty_corpus_report
+from spades_replay.replayer.validate import (
+    Summary,
+    check_bytes,
+    oversize_report,
+    pretty_corpus_report,
+)
 from spades_replay.text import safe
 
 NULL_WORDS = ("null", "none")
@@ -118,10 +134,10 @@ def add_game_arguments(parser: argparse.ArgumentParser, *, hand_help: str, json_
     )
 
 
-def select_record(path: str, game: str | None) -> tuple[bytes, int | None]:
-    """The bytes of one record in ``path`` (``-``: standard input): the file itself, or in a
-    corpus the ``game``-th record (1-based) or the one whose ``game_id`` is ``game``; with
-    its line number."""
+def select_record(path: str, game: str | None) -> Source:
+    """One record in ``path`` (``-``: standard input): the file itself, or in a corpus the
+    ``game``-th record (1-based) or the one whose ``game_id`` is ``game``; its bytes and
+    line number (``oversize`` and no bytes when it is over the size limit)."""
     target = Path(path)
     if path == STDIN:
         task = Task(0, STDIN, False)
@@ -130,8 +146,10 @@ def select_record(path: str, game: str | None) -> tuple[bytes, int | None]:
             f"{path} is a directory; this command takes one record (.json) or corpus (.jsonl) "
             "file, or - for standard input (validate and stats walk directories)"
         )
+    elif (kind := not_a_file(target)) is not None:
+        raise UsageError(f"{safe(path, 300)} is {kind}, not a regular file [io.not-a-file]")
     elif not target.is_file():
-        raise UsageError(f"no such file: {path}")
+        raise UsageError(f"no such file: {safe(path, 300)}")
     else:
         task = Task(0, path, is_corpus(target))
     wanted_index = int(game) if game is not None and game.isdigit() else None
@@ -146,12 +164,12 @@ def select_record(path: str, game: str | None) -> tuple[bytes, int | None]:
             if source.line is None:  # a record file: the one record
                 if game not in (None, "1"):
                     raise UsageError(f"{path} holds one record; --game applies to .jsonl corpora")
-                return source.data, None
+                return source
             count += 1
             if wanted_index is not None and count == wanted_index:
-                return source.data, source.line
+                return source
             if wanted_id is not None and _has_id(source.data, wanted_id):
-                return source.data, source.line
+                return source
     except InputError as error:
         raise UsageError(error.problem.message) from None
     if wanted_id is not None:
@@ -296,17 +314,87 @@ def print_problem(console: Console, problem: Problem, indent: str = "  ") -> Non
     console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
 
 
-def write_output(output: str | None, data: bytes) -> None:
-    """Write a command's output: to ``output`` atomically (a usage error if it cannot be
-    written), else to standard output."""
+def refuse_own_inputs(
+    inputs: Iterable[str], output: str | None, stores: Iterable[str] = ()
+) -> None:
+    """A usage error when writing ``output`` would harm what the command reads: one of the
+    files ``inputs`` name (itself, through a symbolic link or a hard link, or found in a
+    directory walked), or any file inside a store in ``stores``."""
+    if not output or not os.path.lexists(output):
+        return
+    target = os.path.realpath(output)
+    for store in stores:
+        if Path(target).is_relative_to(os.path.realpath(store)):
+            raise UsageError(
+                f"-o {safe(output, 300)} is inside the store {safe(store, 300)}, which this "
+                "command reads; write it elsewhere"
+            )
+    if not os.path.isfile(output):
+        return
+    for path in expand([item for item in inputs if item != STDIN], on_problem=lambda _: None):
+        with contextlib.suppress(OSError):
+            if os.path.samefile(path, output):
+                raise UsageError(
+                    f"-o {safe(output, 300)} is the input {safe(str(path), 300)}: writing it "
+                    "would destroy what is read; write elsewhere"
+                )
+
+
+DIRECT_OUTPUTS = (stat.S_ISCHR, stat.S_ISFIFO)
+"""What an output is written to directly rather than replaced: a character device
+(``/dev/null``, a terminal) or a FIFO (a pipe, ``/dev/stdout`` in a pipeline)."""
+
+
+@contextlib.contextmanager
+def output_writer(output: str) -> Iterator[BinaryIO]:
+    """Write a command's output file: a regular file (or a new one) atomically, through
+    :func:`~spades_replay.plumbing.atomic.atomic_writer`; a character device or a FIFO
+    directly, never replaced by a file; anything else (a directory, a block device, a
+    socket) is refused."""
+    try:
+        mode = os.stat(output).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = stat.S_IFREG
+    except OSError as error:
+        raise UsageError(f"cannot write {safe(output, 300)}: {error.strerror}") from None
+    if stat.S_ISREG(mode):
+        with atomic_writer(output) as stream:
+            yield stream
+    elif any(test(mode) for test in DIRECT_OUTPUTS):
+        with open(output, "wb") as stream:
+            yield stream
+    else:
+        kind = "a directory" if stat.S_ISDIR(mode) else not_a_file(output) or "not a file"
+        raise UsageError(f"cannot write {safe(output, 300)}: it is {kind}")
+
+
+def write_output(output: str | None, data: bytes, *, text: bool = False) -> None:
+    """Write a command's output: to ``output`` (:func:`output_writer`; a usage error if it
+    cannot be written), else to standard output. ``text`` output (csv, json) that goes to a
+    terminal is escaped as tables are (control characters shown as ``\\x1b``, never sent);
+    to a file or a pipe it is written byte for byte."""
     if output:
         try:
-            write_bytes_atomic(output, data)
+            with output_writer(output) as stream:
+                stream.write(data)
         except OSError as error:
-            raise UsageError(f"cannot write {output}: {error.strerror}") from None
+            raise UsageError(f"cannot write {safe(output, 300)}: {error.strerror}") from None
     elif data:
+        if text and sys.stdout.isatty():
+            data = terminal_text(data)
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
+
+
+def terminal_text(data: bytes) -> bytes:
+    """Machine text made fit for a terminal: every control or format character of each
+    line escaped by :func:`~spades_replay.text.safe`, the line breaks kept.
+
+    >>> terminal_text(b'name\\n"\\x1b[2J"\\n')
+    b'name\\n"\\\\x1b[2J"\\n'
+    """
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    return "\n".join(safe(line, len(line)) for line in lines).encode()
 
 
 def report_counted(err: Console, games: str, summary: Summary) -> None:
@@ -354,10 +442,16 @@ def pick_hands(replay: Replay, number: int | None) -> tuple[HandReplay, ...]:
 def load_game(path: str, game: str | None, console: Console) -> Replay | None:
     """The replay of one record of ``path`` (``game`` picks it in a corpus), or ``None``
     after printing its problems as ``validate`` would."""
-    data, line = select_record(path, game)
+    source = select_record(path, game)
+    data, line = source.data, source.line
     name = STDIN_NAME if path == STDIN else path
     pretty = pretty_corpus_report(Source(name, line, data)) if line is not None else None
-    report, replayed = (pretty, None) if pretty is not None else check_bytes(data, name, line)
+    if source.oversize:
+        report, replayed = oversize_report(source, DEFAULT_LIMITS), None
+    elif pretty is not None:
+        report, replayed = pretty, None
+    else:
+        report, replayed = check_bytes(data, name, line)
     if replayed is not None:
         return replayed
     where = safe(name, 500) + (f":{line}" if line is not None else "")

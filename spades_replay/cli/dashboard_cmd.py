@@ -24,6 +24,7 @@ from typing import Any
 
 from spades_replay.cli.common import UsageError
 from spades_replay.plumbing.corpus import sample_paths
+from spades_replay.plumbing.limits import DEFAULT_LIMITS
 from spades_replay.text import safe
 
 EXTRAS = ("streamlit", "plotly")
@@ -178,6 +179,12 @@ def check_port(address: str, asked: int | None) -> None:
         raise UsageError(f"port {asked} on {address} is in use; choose another with --port")
 
 
+UPLOAD_MEGABYTES = DEFAULT_LIMITS.record_bytes >> 20
+"""The largest file the server takes in one upload, in MiB (Streamlit's ``maxUploadSize``):
+the size limit of one record, as the upload widgets say, so that no request bypassing them
+brings more."""
+
+
 def streamlit_command(
     arguments: argparse.Namespace, paths: list[str], announcement: str
 ) -> list[str]:
@@ -204,6 +211,8 @@ def streamlit_command(
         "minimal",
         "--logger.hideWelcomeMessage",
         "true",
+        "--server.maxUploadSize",
+        str(UPLOAD_MEGABYTES),
         "--",
         *paths,
     ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
@@ -19,18 +18,19 @@ from spades_replay.cli.common import (
     UsageError,
     console_for,
     no_records_message,
+    output_writer,
     print_problem,
+    refuse_own_inputs,
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.errors import InputError
+from spades_replay.errors import InputError, Problem
 from spades_replay.interop.openspiel import (
     OpenSpielHand,
     UnsupportedError,
     check_rules,
     to_history,
 )
-from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.corpus import Source, expand, plan, read_task
 from spades_replay.plumbing.limits import DEFAULT_LIMITS
 from spades_replay.replayer.replay import Replay
@@ -160,14 +160,12 @@ def run(arguments: argparse.Namespace) -> int:
     """Export every hand OpenSpiel can play and write them."""
     out = stdout_console()
     err = console_for(sys.stderr)
-    io_errors = 0
-    files: list[Path] = []
-    for path in arguments.paths:
-        try:
-            files.extend(expand([path]))
-        except InputError as error:
-            err.print(Text(f"spades-replay: {safe(error.problem.message, 1000)}"))
-            io_errors += 1
+    refuse_own_inputs(arguments.paths, arguments.output)
+    problems: list[Problem] = []
+    files = list(expand(arguments.paths, on_problem=problems.append))
+    for problem in problems:
+        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+    io_errors = len(problems)
     tasks = plan(files)
     bar = Bar(
         "exporting",
@@ -180,7 +178,7 @@ def run(arguments: argparse.Namespace) -> int:
     )
     done = 0
     try:
-        with bar, atomic_writer(arguments.output) as stream:
+        with bar, output_writer(arguments.output) as stream:
             export = _Export(stream, err, arguments.format == "jsonl")
             for task in tasks:
                 try:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import gzip
 import sys
-import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pydantic import ValidationError
 from rich.console import Console
@@ -19,10 +19,15 @@ from spades_replay.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
+    add_limit_options,
     console_for,
+    limits_of,
+    output_writer,
+    refuse_own_inputs,
     stdout_console,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.errors import InputError
 from spades_replay.interop.openspiel import (
     DEFAULT_SETTINGS,
     GameInput,
@@ -31,8 +36,8 @@ from spades_replay.interop.openspiel import (
     from_history,
     read_games,
 )
-from spades_replay.plumbing.atomic import atomic_writer
-from spades_replay.plumbing.corpus import decompression_failure
+from spades_replay.plumbing.corpus import Task, read_task
+from spades_replay.plumbing.limits import Limits
 from spades_replay.record.io import dumps
 from spades_replay.replayer.convert import rules_model
 from spades_replay.text import safe
@@ -77,27 +82,30 @@ def register(commands: Any) -> None:
         f"(default {DEFAULT_SETTINGS.mercy_threshold})",
     )
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    add_limit_options(parser)
     parser.set_defaults(run=run)
 
 
-def _read(path: str) -> str:
-    """The text of a file of histories (gzip-compressed when it ends in .gz)."""
-    target = Path(path)
-    if not target.is_file():
-        raise UsageError(f"no such file: {path}")
+def _lines(path: str, limits: Limits) -> Iterator[str | None]:
+    """The lines of a file of histories (gzip-compressed when it ends in .gz), read one by
+    one as a corpus is: a line over ``limits.record_bytes`` is ``None``, skipped unread.
+    Raises :class:`UsageError` for a file that cannot be read or is not UTF-8 text."""
+    if not Path(path).exists():
+        raise UsageError(f"no such file: {safe(path, 500)}")
     try:
-        data = target.read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {path}: {error.strerror or error}") from None
-    if path.lower().endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (gzip.BadGzipFile, EOFError, zlib.error) as error:
-            raise UsageError(f"cannot decompress {path}: {decompression_failure(error)}") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise UsageError(f"{path} is not UTF-8 text (byte {error.start})") from None
+        for source in read_task(Task(0, path, True), limits):
+            if source.oversize:
+                yield None
+                continue
+            try:
+                text = source.data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise UsageError(
+                    f"{path} is not UTF-8 text (line {source.line}, byte {error.start})"
+                ) from None
+            yield text.removeprefix("\ufeff") if source.line == 1 else text
+    except InputError as error:
+        raise UsageError(error.problem.message) from None
 
 
 def _default_id(path: str, game: GameInput) -> str:
@@ -111,6 +119,32 @@ def _report(err: Console, path: str, game: GameInput, message: str) -> None:
     if game.game_id is not None:
         where += f" (id {safe(game.game_id)})"
     err.print(Text(f"{where}: {safe(message, 2000)}"))
+
+
+class _NoGamesError(Exception):
+    """The files hold no game at all: the output is not written (the writer drops it)."""
+
+
+def _import(
+    stream: BinaryIO | gzip.GzipFile, path: str, game: GameInput, settings: Settings, err: Console
+) -> bool:
+    """Write the record of one game; report it and return false if it is refused."""
+    if game.error is not None:
+        _report(err, path, game, game.error)
+        return False
+    try:
+        record = from_history(
+            game.history,
+            players=game.players,
+            game_id=game.game_id or _default_id(path, game),
+            settings=settings,
+            meta={"source": "OpenSpiel spades"},
+        )
+    except HistoryError as error:
+        _report(err, path, game, str(error))
+        return False
+    stream.write(dumps(record) + b"\n")
+    return True
 
 
 def run(arguments: argparse.Namespace) -> int:
@@ -133,17 +167,41 @@ def run(arguments: argparse.Namespace) -> int:
             str(first["loc"][0]), str(first["loc"][0])
         )
         raise UsageError(f"{option}: {first['msg']}") from None
+    limits = limits_of(arguments)
+    refuse_own_inputs(arguments.files, output)
     out = stdout_console()
     err = console_for(sys.stderr)
     io_errors = 0
-    games: list[tuple[str, GameInput]] = []
-    for path in arguments.files:
-        try:
-            games.extend((path, game) for game in read_games(_read(path)))
-        except UsageError as error:
-            err.print(Text(f"spades-replay: {safe(str(error), 1000)}"))
-            io_errors += 1
-    if not games:
+    bar = Bar(
+        "importing",
+        counts="items",
+        out=out,
+        err=err,
+        text_on_stdout=False,
+        enabled=not arguments.no_progress,
+    )
+    imported = refused = 0
+    try:
+        with bar, output_writer(output) as raw:
+            stream = (
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if output.endswith(".gz") else raw
+            )
+            for path in arguments.files:
+                try:
+                    for game in read_games(_lines(path, limits), limits):
+                        bar.update(imported + refused + 1)
+                        if _import(stream, path, game, settings, err):
+                            imported += 1
+                        else:
+                            refused += 1
+                except UsageError as error:
+                    err.print(Text(f"spades-replay: {safe(str(error), 1000)}"))
+                    io_errors += 1
+            if stream is not raw:
+                stream.close()
+            if not imported + refused:
+                raise _NoGamesError
+    except _NoGamesError:
         if io_errors:
             return EXIT_USAGE
         named = ", ".join(safe(path, 200) for path in arguments.files)
@@ -155,43 +213,6 @@ def run(arguments: argparse.Namespace) -> int:
             )
         )
         return EXIT_NO_RECORDS
-    bar = Bar(
-        "importing",
-        counts="items",
-        out=out,
-        err=err,
-        text_on_stdout=False,
-        enabled=not arguments.no_progress,
-        total=len(games),
-    )
-    imported = refused = 0
-    try:
-        with bar, atomic_writer(output) as raw:
-            stream = (
-                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) if output.endswith(".gz") else raw
-            )
-            for done, (path, game) in enumerate(games, start=1):
-                bar.update(done)
-                if game.error is not None:
-                    _report(err, path, game, game.error)
-                    refused += 1
-                    continue
-                try:
-                    record = from_history(
-                        game.history,
-                        players=game.players,
-                        game_id=game.game_id or _default_id(path, game),
-                        settings=settings,
-                        meta={"source": "OpenSpiel spades"},
-                    )
-                except HistoryError as error:
-                    _report(err, path, game, str(error))
-                    refused += 1
-                    continue
-                stream.write(dumps(record) + b"\n")
-                imported += 1
-            if stream is not raw:
-                stream.close()
     except OSError as error:
         raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
     text = f"imported {imported} game(s) from OpenSpiel to {safe(output, 500)}"

@@ -25,7 +25,7 @@ from spades_replay.cli.common import (
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.errors import InputError
-from spades_replay.plumbing.corpus import expand, is_corpus
+from spades_replay.plumbing.corpus import expand, is_corpus, not_a_file
 from spades_replay.record.migrate import FileMigration, migrate_file, migrate_to_stream
 from spades_replay.record.models import FORMAT_VERSION, VERSIONS
 from spades_replay.text import safe
@@ -108,6 +108,9 @@ def _plan(paths: list[str], output: str | None, in_place: bool) -> list[tuple[Pa
     for source, target in pairs:
         if target is None or in_place:
             continue
+        kind = not_a_file(target)
+        if kind is not None:
+            raise UsageError(f"cannot write {safe(str(target), 300)}: it is {kind}")
         if target.exists() and target.resolve() == source.resolve():
             raise UsageError(
                 f"-o would overwrite the input {safe(str(source), 300)}; use --in-place"

@@ -13,8 +13,14 @@ import orjson
 from rich.console import Console
 from rich.table import Table
 
-from spades_replay.cli.common import EXIT_OK, UsageError, stdout_console, write_output
-from spades_replay.plumbing.atomic import write_bytes_atomic
+from spades_replay.cli.common import (
+    EXIT_OK,
+    UsageError,
+    output_format,
+    refuse_own_inputs,
+    stdout_console,
+    write_output,
+)
 from spades_replay.text import safe
 
 FORMATS = ("table", "csv", "json", "parquet")
@@ -38,8 +44,9 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--format",
         choices=FORMATS,
-        default="table",
-        help="table for people (default); csv, json (an array of rows) or parquet for tools",
+        help="table for people (default); csv, json (an array of rows) or parquet for tools. "
+        "With -o and no --format, the file's extension says which (.csv, .json, .parquet, "
+        ".txt for the table)",
     )
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
@@ -103,13 +110,15 @@ def _parquet(store: Any, sql: str, output: str) -> None:
         write_parquet(store, sql, temporary)
         with open(temporary, "rb") as stream:
             data = stream.read()
-    write_bytes_atomic(output, data)
+    write_output(output, data)
 
 
 def run(arguments: argparse.Namespace) -> int:
     """Run the query and write its rows."""
+    arguments.format = output_format(arguments.format, arguments.output, FORMATS)
     if arguments.format == "parquet" and not arguments.output:
         raise UsageError("--format parquet needs -o FILE")
+    refuse_own_inputs([], arguments.output, [arguments.store])
     from spades_replay.store.layout import StoreError
     from spades_replay.store.read import Store
     from spades_replay.store.sql import run as run_sql
@@ -135,5 +144,5 @@ def run(arguments: argparse.Namespace) -> int:
             return EXIT_OK
     else:
         data = encode(result.columns, result.rows, arguments.format)
-    write_output(arguments.output, data)
+    write_output(arguments.output, data, text=True)
     return EXIT_OK

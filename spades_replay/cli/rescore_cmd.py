@@ -34,6 +34,7 @@ from spades_replay.cli.common import (
     output_format,
     print_problem,
     print_whole,
+    refuse_own_inputs,
     report_counted,
     rule_setting,
     stdout_console,
@@ -442,6 +443,8 @@ def run(arguments: argparse.Namespace) -> int:
     """Rescore and write."""
     arguments.format = output_format(arguments.format, arguments.output, FORMATS)
     options = parse_options(arguments.rule)
+    stores = [arguments.store] if arguments.store is not None else []
+    refuse_own_inputs(arguments.paths, arguments.output, stores)
     out = stdout_console()
     err = console_for(sys.stderr)
     if arguments.store is not None:
@@ -472,6 +475,6 @@ def run(arguments: argparse.Namespace) -> int:
             err.print(Text(line))
     else:
         data = encode_json(games, summary, options)
-    write_output(arguments.output, data)
+    write_output(arguments.output, data, text=arguments.format != "table")
     report_counted(err, f"{summary.games} game(s) rescored", result)
     return exit_code(result, arguments.paths, err)

@@ -30,6 +30,7 @@ from spades_replay.play.simulate import (
     seat_kinds,
     write_corpus,
 )
+from spades_replay.plumbing.corpus import not_a_file
 from spades_replay.text import option_value, safe
 
 
@@ -117,6 +118,9 @@ def run(arguments: argparse.Namespace) -> int:
         rules = Settings().rules().as_dict()
         openspiel = [f"{option}={option_value(value)}" for option, value in rules.items()]
         settings = [*openspiel, *arguments.rule]
+    kind = not_a_file(arguments.output)
+    if kind is not None:
+        raise UsageError(f"cannot write {safe(arguments.output, 300)}: it is {kind}")
     spec = CorpusSpec(
         Variant(arguments.variant),
         arguments.games,

@@ -28,6 +28,7 @@ from spades_replay.cli.common import (
     output_format,
     print_problem,
     print_whole,
+    refuse_own_inputs,
     report_counted,
     stdout_console,
     workers_of,
@@ -183,6 +184,8 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.time_cap is not None and not arguments.analysis:
         raise UsageError("--time-cap applies with --analysis")
     columns = _columns(arguments)
+    stores = [arguments.store] if arguments.store is not None else []
+    refuse_own_inputs(arguments.paths, arguments.output, stores)
     time_cap = DEFAULT_TIME_CAP if arguments.time_cap is None else arguments.time_cap
     if not time_cap >= 0:
         raise UsageError("--time-cap must be 0 (no cap) or a number of seconds")
@@ -308,6 +311,6 @@ def _write(
             data = b""
     else:
         data = stats_view.encode(frame, arguments.format)
-    write_output(arguments.output, data)
+    write_output(arguments.output, data, text=arguments.format in ("csv", "json"))
     report_counted(err, f"{summary.valid} game(s) counted", summary)
     return exit_code(summary, arguments.paths, err)
