@@ -148,9 +148,7 @@ def read_tables(directory: str, filters: Filters, *, threads: int | None = None)
     """The stats tables of the games that pass the filters, the filters pushed down;
     ``threads``: how many threads DuckDB may use (all cores unless given)."""
     condition, parameters = _where(filters)
-    connection = connect(Store.open(directory))
-    if threads is not None:
-        connection.execute(f"SET threads TO {int(threads)}")
+    connection = connect(Store.open(directory), threads=threads)
     chosen = f"game IN (SELECT game FROM games WHERE {condition})" if parameters else "true"
     try:
         return Tables(

@@ -16,7 +16,6 @@ True
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -91,9 +90,9 @@ def verify_parts(directory: Path, manifest: Manifest) -> None:
     """Check what the manifest says of its part files against their Parquet footers: each
     is Parquet (not other bytes, not cut short), holds its table's columns with their types,
     and the ``games`` and ``records`` rows of each source are as many as the manifest
-    counts. Only the footers are read (on a few threads: the reading waits on the disk).
-    Raises the ``store.damaged`` :class:`~spades_replay.store.layout.StoreError` naming the
-    first part, in the manifest's order, that fails."""
+    counts. Only the footers are read. Raises the ``store.damaged``
+    :class:`~spades_replay.store.layout.StoreError` naming the first part, in the
+    manifest's order, that fails."""
     expected = {table: list(schema.items()) for table, schema in schemas().items()}
     named = [
         (number, table, name)
@@ -101,8 +100,7 @@ def verify_parts(directory: Path, manifest: Manifest) -> None:
         for table, names in source.parts.items()
         for name in names
     ]
-    with ThreadPoolExecutor(max_workers=FOOTER_THREADS) as pool:
-        footers = list(pool.map(_footer, (directory / name for _, _, name in named)))
+    footers = [_footer(directory / name) for _, _, name in named]
     rows = [{"games": 0, "records": 0} for _ in manifest.sources]
     for (number, table, name), footer in zip(named, footers, strict=True):
         shown = safe(name, 300)
@@ -126,10 +124,6 @@ def verify_parts(directory: Path, manifest: Manifest) -> None:
                     f"sources[{number}] counts {claimed} {table} but its {table} parts hold "
                     f"{count} row(s)",
                 )
-
-
-FOOTER_THREADS = 8
-"""How many part footers are read at once when a store is opened."""
 
 
 def _columns_wrong(found: list[tuple[str, Any]], wanted: list[tuple[str, Any]]) -> str:

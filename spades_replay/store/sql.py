@@ -183,11 +183,14 @@ def _view(store: Store, table: str) -> str:
     )
 
 
-def connect(store: Store, scratch: str | None = None) -> duckdb.DuckDBPyConnection:
+def connect(
+    store: Store, scratch: str | None = None, threads: int | None = None
+) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB database with the store's tables as views, shut in: it reads
     the store's part files and nothing else (no other file, no network; with ``scratch``,
     also that folder, where :func:`write_parquet` writes), never installs or loads an
-    extension, and its configuration is locked, so that no statement can change that."""
+    extension, and its configuration is locked, so that no statement can change that.
+    ``threads``: how many threads DuckDB may use (all cores unless given)."""
     import duckdb
 
     allowed = [os.path.join(os.path.realpath(store.directory), PARTS) + os.sep]
@@ -197,6 +200,8 @@ def connect(store: Store, scratch: str | None = None) -> duckdb.DuckDBPyConnecti
         ":memory:",
         config={"autoinstall_known_extensions": False, "autoload_known_extensions": False},
     )
+    if threads is not None:
+        connection.execute(f"SET threads TO {int(threads)}")
     connection.execute("SET allowed_directories = ?", [allowed])
     connection.execute("SET enable_external_access = false")
     connection.execute("CREATE TABLE _part_files (filename VARCHAR, base BIGINT)")
