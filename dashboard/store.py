@@ -112,6 +112,12 @@ def _view(store: Store, connection: Any, directory: str, key: str) -> StoreView:
     )
 
 
+def _checked(directory: str) -> Store:
+    """The store that :func:`open_view` opened, its parts' footers checked there: its
+    manifest is checked again, the footers are not read again."""
+    return Store.open(directory, footers=False)
+
+
 def _where(filters: Filters) -> tuple[str, list[Any]]:
     """The SQL condition on ``game`` that the filters ask for, and its parameters."""
     conditions = []
@@ -134,7 +140,7 @@ def _where(filters: Filters) -> tuple[str, list[Any]]:
 def game_numbers(directory: str, key: str, filters: Filters) -> list[int]:
     """The games that pass the filters, asked of the store."""
     condition, parameters = _where(filters)
-    connection = connect(Store.open(directory))
+    connection = connect(_checked(directory))
     try:
         rows = connection.execute(
             f"SELECT game FROM games WHERE {condition} ORDER BY game", parameters
@@ -148,7 +154,7 @@ def read_tables(directory: str, filters: Filters, *, threads: int | None = None)
     """The stats tables of the games that pass the filters, the filters pushed down;
     ``threads``: how many threads DuckDB may use (all cores unless given)."""
     condition, parameters = _where(filters)
-    connection = connect(Store.open(directory), threads=threads)
+    connection = connect(_checked(directory), threads=threads)
     chosen = f"game IN (SELECT game FROM games WHERE {condition})" if parameters else "true"
     try:
         return Tables(
@@ -184,7 +190,7 @@ def tables(directory: str, key: str, filters: Filters) -> Tables:
 @st.cache_data(show_spinner=False, max_entries=64)
 def side_hands(directory: str, key: str, game: int) -> pl.DataFrame:
     """The ``side_hands`` rows of one game."""
-    connection = connect(Store.open(directory))
+    connection = connect(_checked(directory))
     try:
         return _frame(
             connection,
@@ -199,7 +205,7 @@ def side_hands(directory: str, key: str, game: int) -> pl.DataFrame:
 @st.cache_data(show_spinner="Reading the invalid records…", max_entries=2)
 def invalid_reports(directory: str, key: str) -> tuple[RecordReport, ...]:
     """The report of every invalid record of the store, with its problems."""
-    return tuple(Store.open(directory).invalid_reports())
+    return tuple(_checked(directory).invalid_reports())
 
 
 def with_uploads(stored: Tables, shown: Tables, count: int) -> Tables:

@@ -486,9 +486,7 @@ def _arguments(*argv: str) -> argparse.Namespace:
 def test_the_server_takes_no_larger_upload_than_the_widgets() -> None:
     """Streamlit's own cap (200 MB unless told) would take a request that bypasses the
     upload widgets; the server is told the widgets' cap."""
-    arguments = _arguments()
-    arguments.port = 8501
-    command = dashboard_cmd.streamlit_command(arguments, [])
+    command = dashboard_cmd.streamlit_command(_arguments(), [], "at {port}")
     cap = command[command.index("--server.maxUploadSize") + 1]
     assert int(cap) << 20 == data.UPLOAD_BYTES
 

@@ -149,12 +149,15 @@ class Store:
     manifest: Manifest
 
     @classmethod
-    def open(cls, directory: str | os.PathLike[str]) -> Store:
+    def open(cls, directory: str | os.PathLike[str], *, footers: bool = True) -> Store:
         """Open the store in ``directory``, its manifest and part files checked
         (:func:`verify_parts`): :class:`~spades_replay.store.layout.StoreError` when there
-        is none, one of another version, or a damaged one (``store.damaged``)."""
+        is none, one of another version, or a damaged one (``store.damaged``). With
+        ``footers`` false the parts' footers are not read again: for a reader that opened
+        the same manifest with them read (the dashboard keys everything on its digest)."""
         store = cls(Path(directory), open_manifest(directory))
-        verify_parts(store.directory, store.manifest)
+        if footers:
+            verify_parts(store.directory, store.manifest)
         return store
 
     @property
