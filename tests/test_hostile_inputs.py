@@ -102,12 +102,13 @@ def store(tmp_path: Path) -> Path:
 
 
 @pytest.mark.parametrize("target", ["manifest.json", "parts/new.csv", ".lock"])
-def test_query_and_stats_refuse_to_write_inside_their_store(store: Path, target: str) -> None:
+def test_commands_on_a_store_refuse_to_write_inside_it(store: Path, target: str) -> None:
     manifest = (store / "manifest.json").read_bytes()
     output = str(store / target)
     for words in (
         ["query", "--store", str(store), "SELECT 1 AS one", "-o", output],
         ["stats", "--store", str(store), "-o", output],
+        ["rescore", "--store", str(store), "--rule", "bag_limit=5", "-o", output],
     ):
         if target != ".lock" and not Path(output).exists():
             Path(output).write_text("x")
