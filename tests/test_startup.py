@@ -16,6 +16,8 @@ import pytest
 import spades_replay
 import spades_replay.cli as cli
 
+from .conftest import ROOT
+
 HEAVY = ("pydantic", "rich", "polars", "spades_replay.record.models", "spades_replay.engine")
 
 
@@ -83,3 +85,17 @@ def test_a_command_builds_only_its_own_parser() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stderr.split() == ["spades_replay.cli.schema_cmd"]
     assert "usage: spades-replay schema" in done.stdout
+
+
+def test_no_schema_is_built_before_the_first_record() -> None:
+    """What every command imports leaves the record validator unbuilt; the first record
+    builds it."""
+    code = (
+        "import spades_replay.cli.common\n"
+        "import spades_replay.record.models as models\n"
+        "assert not models.RECORD_ADAPTER.pydantic_complete\n"
+        "import spades_replay\n"
+        "spades_replay.load('fixtures/four-player/standard-game.json')\n"
+        "assert models.RECORD_ADAPTER.pydantic_complete\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -422,5 +422,7 @@ Record = Annotated[TwoPlayerRecord | FourPlayerRecord, Field(discriminator="vari
 AnyRecord = TwoPlayerRecord | FourPlayerRecord
 AnyHand = Hand2 | Hand4
 
-RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(Record)
-"""Built once: validates a parsed JSON value into a record."""
+RECORD_ADAPTER: TypeAdapter[AnyRecord] = TypeAdapter(Record, config=ConfigDict(defer_build=True))
+"""Validates a record (JSON text or a parsed JSON value). Built once, on its first use, not at
+import: building it builds every model's schema, which a command that reads no record (a
+query, a re-ingest of an unchanged store, any ``--help``) need not pay for."""
