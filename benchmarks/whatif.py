@@ -8,7 +8,7 @@ The corpus repeats the lines of a simulated one (1,000 games of each variant, si
 and kept in ``benchmarks/out/``) with distinct game ids, since simulating 100,000 games takes
 longer than the rest of the run; the store is built once per size and kept there too.
 
-Measured (in this process, each the median of three):
+Measured (in this process; the median of three for the tables read and the option change):
 
 - reading the store's tables (``Store.tables``), as a page does once when the store opens;
 - preparing them (``prepare``: each side's contract, tricks and Nils per hand, the games as
@@ -113,10 +113,10 @@ def measure(games: int) -> dict[str, Any]:
     opened = Store.open(directory)
     read_s = median_time(opened.tables)
     tables = opened.tables()
-    prepare_s = median_time(lambda: prepare(tables))
+    prepare_s = median_time(lambda: prepare(tables), runs=1)
     prepared = prepare(tables)
     change_s = median_time(lambda: rescore_tables(tables, OPTIONS, prepared=prepared))
-    first_s = median_time(lambda: rescore_tables(tables, OPTIONS))
+    first_s = median_time(lambda: rescore_tables(tables, OPTIONS), runs=1)
     records = [loads(line) for line in corpus(games).read_bytes().splitlines()[:BASELINE]]
     replay_s = median_time(lambda: [rescore(record, **OPTIONS) for record in records], runs=1)
     per_game = replay_s / len(records)

@@ -116,16 +116,23 @@ def _blocks(frame: pl.DataFrame, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.D
             .join(rows, on="game", how="inner")
             .sort("game_row", "hand")
         )
-        block = block.with_row_index("start").with_columns(pl.col("start").cast(pl.Int64))
-        sides.append(block.with_columns(pl.col("start").min().over("game_row")).drop("side"))
+        opens = pl.col("game_row") != pl.col("game_row").shift(1).fill_null(-1)
+        row = pl.int_range(pl.len(), dtype=pl.Int64)
+        sides.append(block.with_columns(start=pl.when(opens).then(row).forward_fill()).drop("side"))
     return sides[0], sides[1]
 
 
 def _game_totals(block: pl.DataFrame, at: pl.Series, columns: dict[str, str]) -> pl.DataFrame:
-    """For each game, the running totals (within the game) of ``block``'s columns at row
-    ``at`` (null: 0), named by ``columns``."""
-    totals = block.select(**{name: _in_game(column) for name, column in columns.items()})
-    return totals.select(pl.all().gather(at).fill_null(0))
+    """For each game, the totals of ``block``'s columns within the game up to row ``at``
+    (null: 0), named by ``columns``: the running total at ``at`` less the running total
+    before the game's first row (a gather per game, not per row)."""
+    starts = block["start"].gather(at)
+    found = {}
+    for name, column in columns.items():
+        values = block[column]
+        running = values.cum_sum()
+        found[name] = (running.gather(at) - (running - values).gather(starts)).fill_null(0)
+    return pl.DataFrame(found)
 
 
 def _played(
@@ -274,7 +281,8 @@ def _scored(block: pl.DataFrame, params: pl.DataFrame) -> pl.DataFrame:
     limit = pl.col("bag_limit")
     running = pl.col("running_bags")
     return (
-        rows.with_columns(
+        rows.lazy()
+        .with_columns(
             tricks_toward=pl.when(has_contract).then(toward).otherwise(0),
             made=pl.when(has_contract).then(made),
             contract_points=pl.when(~has_contract)
@@ -305,6 +313,7 @@ def _scored(block: pl.DataFrame, params: pl.DataFrame) -> pl.DataFrame:
             + pl.col("penalty_points")
         )
         .with_columns(score=_in_game("points"))
+        .collect()
     )
 
 
