@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import statistics
 import sys
@@ -123,7 +124,8 @@ def measure(games: int) -> dict[str, Any]:
     answer = rescore_tables(tables, OPTIONS, prepared=prepared)
     return {
         "when": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
-        "machine": f"{platform.machine()}, {platform.python_version()}",
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}",
+        "load": os.getloadavg()[0],
         "games": tables.games.height,
         "hands": tables.side_hands.height // 2,
         "winner_changed": answer.summary.winner_changed,
@@ -144,7 +146,9 @@ def markdown(result: dict[str, Any]) -> str:
         [
             f"Run on {result['when']} ({result['machine']}), {result['games']:,} games "
             f"({result['hands']:,} hands), one option changed (target_score=300: "
-            f"{result['winner_changed']:,} games change winner).",
+            f"{result['winner_changed']:,} games change winner). The machine's load average "
+            f"was {result['load']:.1f} at the end of the run (other work sharing its cores "
+            "slows every figure alike).",
             "",
             "| step | time | note |",
             "| --- | --- | --- |",

@@ -26,17 +26,18 @@ tables' ``game-N``; and a player's ``id`` is her key, so a player without one ha
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
 
 from spades_replay.engine.rules import SCORING_OPTIONS, Rules, RuleValue
-from spades_replay.engine.scoring import NilOutcome, SideScore
+from spades_replay.engine.scoring import SCORE_COLUMNS, NilOutcome, SideScore
 from spades_replay.engine.seats import Variant
 from spades_replay.replayer.replay import PlayerInfo
 from spades_replay.replayer.rescore import (
+    PARTS,
     CorpusRescore,
     Outcome,
     PlayerWins,
@@ -49,28 +50,13 @@ from spades_replay.stats.tables import Tables, rules_of_label
 
 _SIDE_KEYS = ("game", "hand", "side")
 
-_SCORE_COLUMNS = (
-    "contract",
-    "tricks",
-    "tricks_toward",
-    "made",
-    "contract_points",
-    "overtricks",
-    "nil_bags",
-    "bag_points",
-    "nil_points",
-    "bag_penalties",
-    "penalty_points",
-    "points",
-    "score",
-    "bags",
-)
-"""The columns of a scored side-hand, in the order of
-:class:`~spades_replay.engine.scoring.SideScore` (after ``side``, before ``nils``)."""
+_SCORE_COLUMNS = tuple(part.field for part in SCORE_COLUMNS if part.field != "side")
+"""The fields of a scored side-hand (:data:`~spades_replay.engine.scoring.SCORE_COLUMNS`
+but its side), as the frames here name them: the :class:`SideScore` field names."""
 
-PART_COLUMNS = ("contract_points", "bag_points", "nil_points", "penalty_points", "points")
-"""The parts of a side's points, the last their total (as
-:data:`spades_replay.replayer.rescore.PARTS`)."""
+PART_COLUMNS = PARTS
+"""The parts of a side's points, the last their total
+(:data:`spades_replay.replayer.rescore.PARTS`)."""
 
 
 def _in_game(column: str) -> pl.Expr:
@@ -188,10 +174,7 @@ def prepare(tables: Tables) -> Prepared:
     )
     played_sides = tables.side_hands.select(
         *_SIDE_KEYS,
-        *(
-            pl.col("tricks_toward_contract" if name == "tricks_toward" else name).alias(name)
-            for name in _SCORE_COLUMNS
-        ),
+        *(pl.col(part.column).alias(part.field) for part in SCORE_COLUMNS if part.field != "side"),
     )
     played_blocks = _blocks(played_sides, rows)
     seats = _seats(tables, rows)
@@ -393,13 +376,16 @@ class StoreRescore:
             prepared.nils.filter(this).rows(),
         )
 
-    def each(self) -> Iterator[Rescore]:
-        """Every game rescored, in order (as :meth:`game` gives each, in one pass)."""
-        played = _by_game(self.prepared.played_rows.rows())
-        rescored = _by_game(self._rows(pl.lit(True)).rows())
-        nils = _by_game(self.prepared.nils.rows())
+    def each(self, games: Collection[int] | None = None) -> Iterator[Rescore]:
+        """Every game rescored (or those numbered in ``games``), in order, as :meth:`game`
+        gives each, in one pass."""
+        keep = pl.lit(True) if games is None else pl.col("game").is_in(list(games))
+        prepared = self.prepared
+        played = _by_game(prepared.played_rows.filter(keep).rows())
+        rescored = _by_game(self._rows(keep).rows())
+        nils = _by_game(prepared.nils.filter(keep).rows())
         players = self._players()
-        for row in self.games.iter_rows(named=True):
+        for row in self.games.filter(keep).iter_rows(named=True):
             game = row["game"]
             yield self._rescore(
                 row,
@@ -459,8 +445,8 @@ def _outcome(
     hands: list[list[SideScore]] = []
     for values in sides:
         hand, side = values[1], values[2]
-        nils_of = tuple(by_side.get((hand, side), ()))
-        score = SideScore._make((side, *values[3:11], nils_of, *values[11:]))
+        fields = dict(zip(_SCORE_COLUMNS, values[3:], strict=True))
+        score = SideScore(side=side, nils=tuple(by_side.get((hand, side), ())), **fields)
         if side == 0:
             hands.append([score])
         else:
