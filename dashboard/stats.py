@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -27,6 +28,56 @@ CORPUS_TIME_CAP = 10.0
 """The time cap offered for each hand of a corpus analysis."""
 
 REQUESTED = "double-dummy corpus"
+
+TWO_PLAYER_HAND_S = 0.03
+FOUR_PLAYER_HAND_S = 11.0
+"""What the analysis of a hand takes, about: two-player tens of milliseconds, four-player
+11 s (a median; the time cap bounds it) (docs/analysis.md)."""
+ANALYSIS_BOUND = 600.0
+"""Past this estimate (seconds), the page offers no button: the server would be busy for
+longer than a reader waits; it offers to narrow the filters or to run it in a terminal."""
+
+
+def analysis_estimate(two: int, four: int, time_cap: float, jobs: int) -> float:
+    """About how long the analysis of ``two`` two-player and ``four`` four-player hands takes
+    on ``jobs`` workers, in seconds."""
+    per_four = min(FOUR_PLAYER_HAND_S, time_cap)
+    return (two * min(TWO_PLAYER_HAND_S, time_cap) + four * per_four) / max(1, jobs)
+
+
+def duration(seconds: float) -> str:
+    """``40 s``, ``12 min``, ``3.5 h`` or ``2.1 days``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 36 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def _too_long(context: Context, hands: int, estimate: float, time_cap: float, jobs: int) -> None:
+    """Past :data:`ANALYSIS_BOUND`: no button; narrow the filters, or run it in a terminal."""
+    st.warning(
+        f"Analysing these {hands} hand(s) would take about {duration(estimate)} on {jobs} "
+        f"worker(s), past the {duration(ANALYSIS_BOUND)} this page waits for. Narrow the "
+        "filters in the sidebar (a variant, a rule set, a player) until the estimate fits, or "
+        "analyse them once in a terminal into a store, then open the dashboard on it:"
+    )
+    if context.store is not None:
+        files = context.store.games.get_column("file").unique(maintain_order=True).to_list()
+        sources = " ".join(shlex.quote(path) for path in files) or "PATH..."
+        target = shlex.quote(context.store.directory.rstrip("/") + "-analysed")
+    else:
+        sources = " ".join(shlex.quote(path) for path in context.paths) or "PATH..."
+        target = "games.store"
+    st.code(
+        f"spades-replay ingest {sources} --store {target} --analysis --time-cap {time_cap:g} "
+        f"--jobs {jobs}\nspades-replay dashboard --store {target}",
+        language="bash",
+    )
+
+
 """Session key: the games, time cap and workers of the analysis last asked for."""
 
 
@@ -118,7 +169,7 @@ def count(tables: Tables, filters: Filters) -> Counted | None:
     )
 
 
-def _tables(context: Context, *, cached: bool = True) -> Tables:
+def shown_tables(context: Context, *, cached: bool = True) -> Tables:
     """The tables of the games that pass the filters: of a store, asked of it (the uploads'
     after them; ``cached``: kept, else read anew); else those the sidebar kept."""
     if context.store is None:
@@ -138,7 +189,7 @@ def _stored(
     """:func:`count` of a store's games that pass the filters, and of the uploads' (by
     digest): the same for every session, so kept once for all, as built. The tables are
     read for it and let go (keeping them in Streamlit's data cache costs their pickling)."""
-    return count(_tables(_context, cached=False), filters)
+    return count(shown_tables(_context, cached=False), filters)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
@@ -250,6 +301,11 @@ def _analysis(context: Context, counted: Counted) -> None:
     jobs = middle.number_input(
         "Worker processes", min_value=1, max_value=cores, value=cores, key="corpus_jobs"
     )
+    estimate = analysis_estimate(hands - four, four, time_cap, int(jobs))
+    if estimate > ANALYSIS_BOUND:
+        _too_long(context, hands, estimate, time_cap, int(jobs))
+        return
+    right.caption(f"About {duration(estimate)} on {int(jobs)} worker(s).")
     numbers = counted.numbers
     if context.store is not None:
         # the manifest's digest and the numbers name the games of a store (no ref per game)
@@ -266,7 +322,7 @@ def _analysis(context: Context, counted: Counted) -> None:
         st.session_state[REQUESTED] = request
     if st.session_state.get(REQUESTED) != request:
         return
-    tables = _tables(context)
+    tables = shown_tables(context)
     result = data.corpus_analysis(
         context.loaded, tables, context.uploads, time_cap=time_cap, jobs=jobs
     )

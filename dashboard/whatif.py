@@ -17,10 +17,13 @@ from spades_replay.replayer.rescore import (
     RescoreError,
     rescore,
 )
+from spades_replay.stats.tables import Tables
+from spades_replay.store.rescore import Prepared, prepare, rescore_tables
 from spades_replay.text import score_line
 
 from . import data, figures
 from .markup import md, plain
+from .stats import shown_tables
 from .widgets import Context, current, pick_game
 
 PERCENT = st.column_config.NumberColumn(format="percent")
@@ -160,8 +163,15 @@ def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
     if not changes:
         st.info("Change a scoring option above to see how every game shown would have gone.")
         return
-    with st.spinner(f"Rescoring {games.height} game(s)…"):
-        whatif = data.rescore_games(context.loaded, context.view, context.uploads, changes)
+    if context.store is not None:
+        stored = _from_store(context, changes)
+        if stored is None:
+            return
+        whatif, changed_count = stored
+    else:
+        with st.spinner(f"Rescoring {games.height} game(s)…"):
+            whatif = data.rescore_games(context.loaded, context.view, context.uploads, changes)
+        changed_count = whatif.summary.winner_changed
     for where, why in whatif.refused:
         st.warning(f"{md(where, 200)} is left out: {md(why, 300)}")
     if whatif.unread:
@@ -193,6 +203,8 @@ def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
         if figured.winner_changed
     ]
     st.markdown("**Games whose winner changes**")
+    if changed_count > len(changed):
+        st.caption(f"The first {len(changed)} of {changed_count}.")
     if changed:
         st.dataframe(changed, hide_index=True, key="whatif_changed")
     else:
@@ -220,3 +232,32 @@ def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
         column_config={"win_rate_before": PERCENT, "win_rate_after": PERCENT},
         key="whatif_players",
     )
+
+
+LISTED = 500
+"""How many of the games whose winner changes the page lists, on a store."""
+
+
+@st.cache_resource(show_spinner="Preparing the games for What-if…", max_entries=4)
+def _prepared(key: str, _tables: Tables) -> Prepared:
+    """What scoring reads of the store's games shown (named by ``key``), whatever the
+    options: prepared once, then every option change is answered from it."""
+    return prepare(_tables)
+
+
+def _from_store(context: Context, changes: dict[str, RuleValue]) -> tuple[data.WhatIf, int] | None:
+    """The games of the store shown rescored from its tables (no game is replayed): the
+    figures, with the first :data:`LISTED` games whose winner changes, and how many change;
+    ``None`` (said on the page) when a game's rules refuse the changes."""
+    assert context.store is not None
+    tables = shown_tables(context)
+    key = f"{context.store.key}|{context.filters}|{sorted(context.uploads)}"
+    try:
+        result = rescore_tables(tables, changes, prepared=_prepared(key, tables))
+    except RescoreError as error:
+        st.error(md(str(error), 500))
+        return None
+    changed = result.games.filter(pl.col("winner_changed")).get_column("game")
+    listed = changed.head(LISTED).to_list()
+    games = tuple(zip(listed, result.each(listed), strict=True))
+    return data.WhatIf(games, result.summary, (), ()), changed.len()

@@ -6,12 +6,14 @@ writes."""
 from __future__ import annotations
 
 import random
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from spades_replay.cli import main
 from spades_replay.engine.rules import Rules, RuleValue
@@ -24,6 +26,7 @@ from spades_replay.store.read import Store
 from spades_replay.store.rescore import prepare, rescore_tables
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
+from .support.apptest import ENTRY, run_app, table_of
 
 
 @dataclass
@@ -180,3 +183,35 @@ def test_the_command_on_a_store_writes_what_it_writes_on_the_files(
             assert reference["game_id"] in (None, mine["game_id"])
     else:
         assert from_store == from_files
+
+
+@pytest.mark.slow
+def test_the_what_if_page_on_a_store_answers_from_its_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page on a store gives the replaying rescore's figures, and never replays the
+    corpus to get them (only the game shown is read again)."""
+    ingest([FIXTURES], tmp_path / "store")
+    records = _valid_records([FIXTURES])
+    summary = CorpusRescore().extend(rescore(record, target_score=200) for record in records)
+    replayed: list[object] = []
+    monkeypatch.setattr(
+        "spades_replay.dashboard.data.rescore_games",
+        lambda *arguments: replayed.append(arguments),
+    )
+    monkeypatch.setattr(sys, "argv", [ENTRY, "--store", str(tmp_path / "store")])
+    at = AppTest.from_file(ENTRY, default_timeout=120)
+    at.switch_page("whatif.py")
+    at = run_app(at)
+    target = next(widget for widget in at.number_input if widget.label == "Target score")
+    at = run_app(target.set_value(200))
+    assert [metric.value for metric in at.metric] == [
+        str(summary.games),
+        str(summary.winner_changed),
+        str(summary.ends_earlier),
+        str(summary.no_longer_ends),
+    ]
+    assert replayed == []
+    players = table_of(at, "wins_after")
+    assert list(players["wins_after"]) == [row.wins_after for row in summary.player_rows()]
+    assert table_of(at, "rescored").shape[0] == summary.winner_changed > 0
