@@ -8,7 +8,7 @@ navigation between the pages; each page is a module of its own.
 import sys
 
 import streamlit as st
-from spades_replay.dashboard import charts, replay, sidebar, stats, validate, whatif
+from spades_replay.dashboard import charts, leaderboard, replay, sidebar, stats, validate, whatif
 from spades_replay.dashboard.data import data_paths, store_path
 
 st.set_page_config(page_title="spades-replay", page_icon="♠", layout="wide")
@@ -17,4 +17,13 @@ if store is not None:
     stats.prefetch(sidebar.render_store(store))
 else:
     sidebar.render(data_paths(sys.argv, __file__))
-st.navigation([replay.page(), charts.page(), stats.page(), whatif.page(), validate.page()]).run()
+st.navigation(
+    [
+        replay.page(),
+        charts.page(),
+        leaderboard.page(),
+        stats.page(),
+        whatif.page(),
+        validate.page(),
+    ]
+).run()

@@ -528,3 +528,80 @@ def whatif_win_rates(players: pl.DataFrame) -> go.Figure:
         yaxis={"autorange": "reversed", "automargin": True},
     )
     return figure
+
+
+def _board_labels(board: pl.DataFrame) -> list[str]:
+    """One label per leaderboard row: the name, with the key when names collide."""
+    rows = board.select("player", "player_key").rows()
+    names = [name for name, _ in rows]
+    if len(set(names)) < len(names):
+        names = [f"{name} ({key})" for name, key in rows]
+    return [plot_text(name, 60) for name in names]
+
+
+def _board_layout(figure: go.Figure, board: pl.DataFrame, heading: str, **axis: Any) -> None:
+    """A per-player chart of the leaderboard: the title above the plot, no legend (one
+    trace), a row per player, best first."""
+    figure.update_layout(
+        template="plotly_white",
+        title={"text": heading, "x": 0, "xanchor": "left"},
+        margin={"l": 50, "r": 30, "t": 60, "b": 50},
+        showlegend=False,
+        height=max(300, 110 + 26 * board.height),
+        hovermode="closest",
+        xaxis=axis,
+        yaxis={"autorange": "reversed", "automargin": True, "title": "player"},
+    )
+
+
+def ratings_chart(board: pl.DataFrame) -> go.Figure:
+    """Each player's skill believed (``mu``, the dot) with its uncertainty (``mu`` ± 3
+    ``sigma``, the bar); the rating ranked by is the bar's left end."""
+    mu = board.get_column("mu").to_list()
+    sigma = board.get_column("sigma").to_list()
+    figure = go.Figure(
+        go.Scatter(
+            x=mu,
+            y=_board_labels(board),
+            mode="markers",
+            marker={"color": "#1f5fa8", "size": 9},
+            error_x={"type": "data", "array": [3 * s for s in sigma], "color": "#7fa7d6"},
+            name="skill",
+            hovertemplate="%{y}<br>mu %{x:.2f} ± %{error_x.array:.2f}<extra></extra>",
+        )
+    )
+    _board_layout(figure, board, "Skill rating: mu with mu ± 3 sigma", title="skill (openskill mu)")
+    return figure
+
+
+def win_intervals(board: pl.DataFrame) -> go.Figure:
+    """Each player's win rate (the dot) with its 95 % Wilson interval (the bar), 0 to 100 %."""
+    rate = [value if value is not None else 0.0 for value in board.get_column("win_rate")]
+    low = board.get_column("win_low").to_list()
+    high = board.get_column("win_high").to_list()
+    figure = go.Figure(
+        go.Scatter(
+            x=rate,
+            y=_board_labels(board),
+            mode="markers",
+            marker={"color": "#4c78a8", "size": 9},
+            error_x={
+                "type": "data",
+                "symmetric": False,
+                "array": [h - r for h, r in zip(high, rate, strict=True)],
+                "arrayminus": [r - lo for r, lo in zip(rate, low, strict=True)],
+                "color": "#9bb7d4",
+            },
+            name="win rate",
+            hovertemplate="%{y}<br>%{x:.0%}<extra></extra>",
+        )
+    )
+    _board_layout(
+        figure,
+        board,
+        "Win rate with its 95 % interval",
+        title="games won",
+        tickformat=".0%",
+        range=[0, 1],
+    )
+    return figure

@@ -1,0 +1,186 @@
+"""The Leaderboard page: one row per player over the games that pass the sidebar's filters
+and the page's own (variant, rules, a minimum of games), with how sure each figure is: the
+win rate's 95 % interval and a skill rating (docs/stats.md, "Ratings")."""
+
+from __future__ import annotations
+
+import hashlib
+
+import polars as pl
+import streamlit as st
+from streamlit.navigation.page import StreamlitPage
+
+from spades_replay.stats.leaderboard import leaderboard
+from spades_replay.stats.ratings import ORDER
+from spades_replay.stats.tables import Tables, short_rules_label
+
+from . import figures
+from .stats import shown_tables
+from .widgets import Context, current
+
+TOP = 20
+"""How many players the charts show at first; the reader may ask for more."""
+
+PERCENT = "percent"
+COLUMNS = {
+    "rank": st.column_config.NumberColumn("#", help="by rating"),
+    "player": st.column_config.TextColumn("Player"),
+    "player_key": st.column_config.TextColumn("Id", help="the record's player id, else her name"),
+    "games": st.column_config.NumberColumn("Games"),
+    "complete_games": st.column_config.NumberColumn("Finished", help="games with a winner"),
+    "wins": st.column_config.NumberColumn("Wins"),
+    "win_rate": st.column_config.ProgressColumn(
+        "Win rate", format=PERCENT, min_value=0.0, max_value=1.0, help="wins / finished games"
+    ),
+    "win_low": st.column_config.NumberColumn(
+        "Win rate, 95 % low", format=PERCENT, help="Wilson interval: the rate is very likely above"
+    ),
+    "win_high": st.column_config.NumberColumn(
+        "Win rate, 95 % high", format=PERCENT, help="Wilson interval: the rate is very likely below"
+    ),
+    "rating": st.column_config.NumberColumn(
+        "Rating", format="%.2f", help="mu - 3 sigma: a skill she very likely has at least"
+    ),
+    "mu": st.column_config.NumberColumn("Skill (mu)", format="%.2f"),
+    "sigma": st.column_config.NumberColumn("Uncertainty (sigma)", format="%.2f"),
+    "hands": st.column_config.NumberColumn("Hands"),
+    "bids": st.column_config.NumberColumn("Number bids"),
+    "exact_rate": st.column_config.ProgressColumn(
+        "Exact bids", format=PERCENT, min_value=0.0, max_value=1.0, help="made with no bag"
+    ),
+    "set_rate": st.column_config.ProgressColumn(
+        "Set", format=PERCENT, min_value=0.0, max_value=1.0, help="her side missed its contract"
+    ),
+    "bags_per_hand": st.column_config.NumberColumn("Bags per hand", format="%.2f"),
+    "nil_attempts": st.column_config.NumberColumn("Nil bids"),
+    "nil_made": st.column_config.NumberColumn("Nil made"),
+    "nil_rate": st.column_config.ProgressColumn(
+        "Nil success", format=PERCENT, min_value=0.0, max_value=1.0
+    ),
+    "blind_nil_attempts": st.column_config.NumberColumn("Blind Nil bids"),
+    "blind_nil_made": st.column_config.NumberColumn("Blind Nil made"),
+    "blind_nil_rate": st.column_config.ProgressColumn(
+        "Blind Nil success", format=PERCENT, min_value=0.0, max_value=1.0
+    ),
+    "analysed_hands": st.column_config.NumberColumn("Hands analysed"),
+    "tricks_lost_per_hand": st.column_config.NumberColumn(
+        "Tricks lost per hand", format="%.2f", help="double dummy, by her misplays"
+    ),
+}
+
+
+def page() -> StreamlitPage:
+    """The page, for ``st.navigation`` and links."""
+    return st.Page(
+        render, title="Leaderboard", icon=":material/leaderboard:", url_path="leaderboard"
+    )
+
+
+def narrowed(
+    games: pl.DataFrame, variants: list[str], rules: list[str]
+) -> tuple[pl.DataFrame, str | None]:
+    """The games of the variants and rules chosen (none chosen: all), and the name of the
+    filter that left none (``None`` when some pass)."""
+    if variants:
+        games = games.filter(pl.col("variant").is_in(variants))
+        if games.height == 0:
+            return games, "variant"
+    if rules:
+        games = games.filter(pl.col("rules").is_in(rules))
+        if games.height == 0:
+            return games, "rules"
+    return games, None
+
+
+def _kept(tables: Tables, games: pl.DataFrame) -> Tables:
+    kept = games.get_column("game").implode()
+    return Tables(
+        tables.seat_hands.filter(pl.col("game").is_in(kept)),
+        tables.side_hands.filter(pl.col("game").is_in(kept)),
+        games,
+        None
+        if tables.seat_analysis is None
+        else tables.seat_analysis.filter(pl.col("game").is_in(kept)),
+    )
+
+
+@st.cache_resource(show_spinner="Rating the players…", max_entries=8)
+def _board(key: str, min_games: int, _tables: Tables) -> pl.DataFrame:
+    """The leaderboard of ``_tables`` (named by ``key``), kept for every session: the
+    ratings rate every game once."""
+    return leaderboard(_tables, min_games)
+
+
+def _key(context: Context, games: pl.DataFrame) -> str:
+    """What names the games shown: the store's manifest digest or the files' keys, and the
+    games' numbers."""
+    where = context.store.key if context.store is not None else "|".join(context.paths)
+    numbers = games.get_column("game").to_list()
+    return hashlib.sha256(f"{where}|{numbers}|{sorted(context.uploads)}".encode()).hexdigest()
+
+
+def render() -> None:
+    """Draw the page."""
+    st.title("Leaderboard")
+    st.caption(
+        "Who plays best, and how sure we are: every player of the games shown, ranked by a "
+        f"skill rating (Weng-Lin, from the openskill package; games rated in {ORDER}, "
+        "unfinished ones not rated). Sort by any column; the sidebar's filters apply too."
+    )
+    context = current()
+    tables = shown_tables(context)
+    games = tables.games
+    if games.height == 0:
+        st.info("No game to rank: nothing is loaded, or nothing passes the sidebar's filters.")
+        return
+    left, middle, right = st.columns(3)
+    variants = left.multiselect(
+        "Variant", sorted(games.get_column("variant").unique().to_list()), key="lb_variant"
+    )
+    offered = games.filter(pl.col("variant").is_in(variants)) if variants else games
+    rule_sets = sorted(offered.get_column("rules").unique().to_list())
+    rules = middle.multiselect(
+        "Rules",
+        rule_sets,
+        key="lb_rules",
+        format_func=short_rules_label,
+        help="only the rule sets of the variants chosen",
+    )
+    min_games = int(right.number_input("At least this many games", 1, 100_000, 1, key="lb_min"))
+    chosen, empty = narrowed(games, variants, [label for label in rules if label in rule_sets])
+    if empty is not None:
+        st.warning(f"No game passes the {empty} filter: widen it.")
+        return
+    board = _board(_key(context, chosen), min_games, _kept(tables, chosen))
+    if board.height == 0:
+        st.warning(
+            f"No player has {min_games} game(s) among these {chosen.height}: the minimum of "
+            "games excluded everyone; lower it."
+        )
+        return
+    st.metric("Players", board.height, help=f"over {chosen.height} game(s)")
+    st.dataframe(board, hide_index=True, column_config=COLUMNS, key="leaderboard")
+    st.caption(
+        "**Rating**: mu - 3 sigma, the skill she very likely has at least (0 for a newcomer; "
+        "it grows with wins and with games). **Skill (mu)** is the skill believed, "
+        "**uncertainty (sigma)** how unsure it is. **Win rate, 95 %**: the Wilson interval "
+        "of her win rate, narrow after many games. **Exact bids** and **set** are shares of "
+        "her number bids; **bags per hand** her side's; Nil and Blind Nil success beside "
+        "their counts."
+    )
+    top = int(
+        st.number_input(
+            "Players in the charts", 1, max(1, board.height), min(TOP, board.height), key="lb_top"
+        )
+    )
+    shown = board.head(top)
+    st.plotly_chart(figures.ratings_chart(shown), key="chart_ratings")
+    st.caption(
+        "The dot is the skill believed, the bar its uncertainty (3 sigma each way): the "
+        "rating is the bar's left end."
+    )
+    st.plotly_chart(figures.win_intervals(shown), key="chart_win_intervals")
+    st.caption(
+        "The dot is the share of finished games won, the bar where the true rate very likely "
+        "lies (95 % Wilson interval): a few games give a wide bar."
+    )

@@ -1,0 +1,122 @@
+"""The leaderboard: its figures (spades_replay.stats.leaderboard), its Wilson intervals, and
+the Leaderboard page run headless (AppTest) on the sample records and on a store of more
+than 100 games: the table, the charts with their titles and 0-100 % rates, filters that
+narrow each other and say which one left nothing."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from spades_replay.plumbing.corpus import sample_paths
+from spades_replay.stats.collect import StatsCollection
+from spades_replay.stats.leaderboard import LEADERBOARD_SCHEMA, leaderboard, wilson
+from spades_replay.stats.metrics import player_metrics
+from spades_replay.stats.ratings import ratings
+from spades_replay.stats.tables import Tables
+from spades_replay.store.ingest import ingest
+
+from .conftest import FIXTURES
+from .support.apptest import ENTRY, charts_of, open_app, run_app, table_of
+
+
+def _tables(*paths: Path) -> Tables:
+    collection = StatsCollection(list(paths))
+    list(collection)
+    return collection.tables()
+
+
+def test_wilson_intervals_hold_the_rate_and_narrow_with_games() -> None:
+    assert wilson(0, 0) == (0.0, 1.0)
+    low, high = wilson(3, 4)
+    assert low < 0.75 < high
+    big_low, big_high = wilson(600, 1000)
+    assert low < big_low < 0.6 < big_high < high
+    assert wilson(0, 10)[0] == 0.0
+    assert wilson(10, 10)[1] == pytest.approx(1.0)
+
+
+def test_the_leaderboard_agrees_with_the_metrics_and_the_ratings() -> None:
+    tables = _tables(FIXTURES / "corpus")
+    board = leaderboard(tables)
+    assert board.columns == list(LEADERBOARD_SCHEMA)
+    assert board["rank"].to_list() == list(range(1, board.height + 1))
+    rated = ratings(tables)
+    assert board.select("player_key", "rating").equals(rated.select("player_key", "rating"))
+    metrics = (
+        player_metrics(tables)
+        .group_by("player_key")
+        .agg(pl.col("games").sum(), pl.col("wins").sum(), pl.col("nil_attempts").sum())
+    )
+    joined = board.join(metrics, on="player_key", suffix="_metrics")
+    assert joined.height == board.height
+    for row in joined.iter_rows(named=True):
+        assert row["games"] == row["games_metrics"]
+        assert row["wins"] == row["wins_metrics"]
+        assert row["nil_attempts"] == row["nil_attempts_metrics"]
+        assert row["win_low"] <= row["win_rate"] <= row["win_high"]
+    fewer = leaderboard(tables, min_games=board["games"].max() + 1)  # type: ignore[operator]
+    assert fewer.height == 0
+
+
+@pytest.mark.slow
+def test_the_page_shows_the_table_and_charts_and_its_filters_narrow_each_other() -> None:
+    at = open_app("leaderboard")
+    assert at.title[0].value == "Leaderboard"
+    expected = leaderboard(_tables(*sample_paths(FIXTURES)))
+    shown = table_of(at, "rating")
+    assert list(shown["player_key"]) == expected["player_key"].to_list()
+    charts = charts_of(at)
+    assert [chart["layout"]["title"]["text"] for chart in charts] == [
+        "Skill rating: mu with mu ± 3 sigma",
+        "Win rate with its 95 % interval",
+    ]
+    assert charts[1]["layout"]["xaxis"]["range"] == [0, 1]
+    assert all(chart["layout"]["showlegend"] is False for chart in charts)
+    assert all(chart["layout"]["xaxis"]["title"]["text"] for chart in charts)
+    every_rule_set = at.multiselect(key="lb_rules").options
+    run_app(at.multiselect(key="lb_variant").select("two-player"))
+    narrowed = at.multiselect(key="lb_rules").options
+    assert 0 < len(narrowed) <= len(every_rule_set)
+    players = set(table_of(at, "rating")["player_key"])
+    two_player = _tables(*sample_paths(FIXTURES)).games.filter(pl.col("variant") == "two-player")
+    keys = {key for keys in two_player["player_keys"] for key in keys.split(", ")}
+    assert players <= keys
+    run_app(at.number_input(key="lb_min").set_value(100_000))
+    assert "the minimum of games excluded everyone" in at.warning[0].value
+
+
+@pytest.mark.slow
+def test_the_page_on_a_store_of_more_than_100_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes()
+    (tmp_path / "many.jsonl").write_bytes(lines * 5)
+    ingest([tmp_path / "many.jsonl", FIXTURES / "corpus" / "two-player.jsonl"], tmp_path / "s")
+    monkeypatch.setattr(sys, "argv", [ENTRY, "--store", str(tmp_path / "s")])
+    at = AppTest.from_file(ENTRY, default_timeout=120)
+    at.switch_page("leaderboard.py")
+    at = run_app(at)
+    assert int(at.metric[0].value) == table_of(at, "rating").shape[0] > 0
+    assert len(charts_of(at)) == 2
+    run_app(at.number_input(key="lb_top").set_value(2))
+    assert [len(chart["data"][0]["y"]) for chart in charts_of(at)] == [2, 2]
+
+
+def test_the_analysis_estimate_and_its_words() -> None:
+    from spades_replay.dashboard.stats import ANALYSIS_BOUND, analysis_estimate, duration
+
+    assert analysis_estimate(100, 0, 10.0, 1) == pytest.approx(3.0)
+    assert analysis_estimate(0, 10, 10.0, 2) == pytest.approx(50.0)
+    assert analysis_estimate(0, 10, 60.0, 1) == pytest.approx(110.0)
+    assert analysis_estimate(0, 278_151, 10.0, 2) > ANALYSIS_BOUND
+    assert [duration(40), duration(720), duration(5 * 3600), duration(3 * 86400)] == [
+        "40 s",
+        "12 min",
+        "5.0 h",
+        "3.0 days",
+    ]
