@@ -455,6 +455,8 @@ PART_NAME = re.compile(r"[0-9a-f]{16}-[0-9a-f]{16}-[0-9]{5}\.parquet")
 """The name of a part file ``ingest`` writes (the file's key, the content digest, the chunk)."""
 PARTIAL_NAME = re.compile(r"\.[0-9a-f]{16}-[0-9a-f]{16}-[0-9]{5}\.parquet\.[^/]*\.partial")
 """The name of a part file being written (removed when its writer is killed)."""
+MANIFEST_PARTIAL_NAME = re.compile(r"\.manifest\.json\.[^/]*\.partial")
+"""The name of a manifest being written (removed when its writer is killed)."""
 
 
 def part_files(directory: Path) -> Iterator[Path]:
@@ -489,8 +491,13 @@ def _is_regular(path: Path) -> bool:
 
 
 def remove_unreferenced(directory: Path, manifest: Manifest) -> int:
-    """Remove every part file of ``ingest``'s own making that the manifest does not name;
-    return how many were removed. Symbolic links and files of other names are left alone."""
+    """Remove every part file of ``ingest``'s own making that the manifest does not name,
+    and the temporary file of a manifest whose writer was killed; return how many part files
+    were removed. Symbolic links and files of other names are left alone."""
+    for stale in directory.glob(f".{MANIFEST}.*.partial"):
+        if MANIFEST_PARTIAL_NAME.fullmatch(stale.name) and _is_regular(stale):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
     keep = manifest.referenced()
     removed = 0
     for path in part_files(directory):
