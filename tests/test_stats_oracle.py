@@ -1,0 +1,183 @@
+"""Every column of the player, variant and game metrics, pinned against a second, naive
+implementation that reads the records' JSON (tests/support/naive_stats.py), on small
+corpora: the sample corpora and the valid game fixtures, alone and together."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+import spades_replay
+from spades_replay.engine.rules import Rules
+from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
+from spades_replay.stats.tables import rules_label, tables_of
+
+from .conftest import FIXTURES
+from .support import naive_stats
+
+GAME_FILES = sorted((FIXTURES / "two-player").glob("*.json")) + sorted(
+    (FIXTURES / "four-player").glob("*.json")
+)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    data = path.read_bytes()
+    if path.suffix == ".jsonl":
+        return [orjson.loads(line) for line in data.splitlines() if line.strip()]
+    return [orjson.loads(data)]
+
+
+def _countable(record: dict[str, Any]) -> bool:
+    """The records the naive count covers: valid, with plain contracts."""
+    rules = record["rules"]
+    return rules["double_contract_from"] is None and rules["min_team_bid"] == 0
+
+
+def _corpus(name: str) -> list[dict[str, Any]]:
+    if name == "games":
+        records = [record for path in GAME_FILES for record in _records(path)]
+        return [record for record in records if _countable(record)]
+    return _records(FIXTURES / "corpus" / f"{name}.jsonl")
+
+
+CORPORA = ["two-player", "four-player", "games"]
+
+
+def _key(rules: dict[str, Any]) -> str:
+    return rules_label(Rules(**rules))
+
+
+def _same(found: Any, expected: Any) -> bool:
+    if isinstance(expected, float):
+        return found == pytest.approx(expected, rel=1e-12)
+    return bool(found == expected)
+
+
+def _tables(records: list[dict[str, Any]]) -> Any:
+    return tables_of(spades_replay.replay(spades_replay.loads(orjson.dumps(r))) for r in records)
+
+
+@pytest.fixture(scope="module", params=CORPORA)
+def corpus(request: pytest.FixtureRequest) -> tuple[list[dict[str, Any]], Any]:
+    records = _corpus(request.param)
+    assert len(records) >= 10
+    return records, _tables(records)
+
+
+def test_every_player_metric_is_the_naive_count(
+    corpus: tuple[list[dict[str, Any]], Any],
+) -> None:
+    records, tables = corpus
+    expected = naive_stats.player_rows(records, _key)
+    found = player_metrics(tables)
+    assert found.height == len(expected)
+    checked = set()
+    for row in found.iter_rows(named=True):
+        want = expected[(row["player_key"], row["variant"], row["rules"])]
+        for column, value in want.items():
+            assert _same(row[column], value), (row["player"], column, row[column], value)
+            checked.add(column)
+    assert checked == set(found.columns) - {"rules"}
+
+
+def test_every_variant_metric_is_the_naive_count(
+    corpus: tuple[list[dict[str, Any]], Any],
+) -> None:
+    records, tables = corpus
+    expected = naive_stats.variant_rows(records, _key)
+    found = variant_metrics(tables)
+    assert found.height == len(expected)
+    checked = set()
+    for row in found.iter_rows(named=True):
+        want = expected[(row["variant"], row["rules"])]
+        for column, value in want.items():
+            assert _same(row[column], value), (row["variant"], column, row[column], value)
+            checked.add(column)
+    assert checked == set(found.columns) - {"rules"}
+
+
+def test_every_game_metric_is_the_record(corpus: tuple[list[dict[str, Any]], Any]) -> None:
+    records, tables = corpus
+    found = game_metrics(tables)
+    assert found.height == len(records)
+    for number, (row, record) in enumerate(zip(found.iter_rows(named=True), records, strict=True)):
+        game = naive_stats.game_of(record)
+        names = [player["name"] for player in record["players"]]
+        seats = len(names)
+        sides = [
+            " & ".join(
+                names[seat] for seat in range(seats) if naive_stats.side_of(seat, seats) == s
+            )
+            for s in (0, 1)
+        ]
+        result = record.get("result") or {}
+        scores = result.get("scores") or [
+            sum(sides_[side].points for _, sides_ in game.hands) for side in (0, 1)
+        ]
+        expected = {
+            "game_id": record.get("game_id") or f"game-{number}",
+            "game": number,
+            "variant": record["variant"],
+            "rules": _key(record["rules"]),
+            "players": ", ".join(names),
+            "side_0": sides[0],
+            "side_1": sides[1],
+            "complete": game.complete,
+            "winner": game.winner,
+            "winner_players": None if game.winner is None else sides[game.winner],
+            "reason": game.reason,
+            "score_0": scores[0],
+            "score_1": scores[1],
+            "hands": len(game.hands),
+            "source": None,
+            "line": None,
+        }
+        assert set(expected) == set(found.columns)
+        for column, value in expected.items():
+            assert row[column] == value, (number, column, row[column], value)
+
+
+def test_the_seat_and_side_tables_are_the_naive_figures(
+    corpus: tuple[list[dict[str, Any]], Any],
+) -> None:
+    records, tables = corpus
+    seat_rows = tables.seat_hands.iter_rows(named=True)
+    side_rows = tables.side_hands.iter_rows(named=True)
+    for record in records:
+        game = naive_stats.game_of(record)
+        for seats, sides in game.hands:
+            for side, figures in enumerate(sides):
+                row = next(side_rows)
+                assert (row["side"], row["points"], row["bag_points"]) == (
+                    side,
+                    figures.points,
+                    figures.bags,
+                )
+                assert (row["contract"], row["made"], row["bag_penalties"]) == (
+                    figures.contract,
+                    figures.made,
+                    figures.penalties,
+                )
+            for seat in seats:
+                row = next(seat_rows)
+                figures = sides[seat.side]
+                number = seat.bid not in (0, naive_stats.BLIND)
+                assert (row["side"], row["tricks"], row["side_points"], row["side_bags"]) == (
+                    seat.side,
+                    seat.tricks,
+                    figures.points,
+                    figures.bags,
+                )
+                assert row["bid"] == (seat.bid if number else 0)
+                assert row["contract_made"] == (figures.made if number else None)
+                assert row["side_bag_penalties"] == figures.penalties
+                assert row["side_won_game"] == (
+                    None if game.winner is None else game.winner == seat.side
+                )
+                if not number:
+                    assert row["nil_made"] == (seat.tricks == 0)
+    assert next(seat_rows, None) is None
+    assert next(side_rows, None) is None
