@@ -1,0 +1,135 @@
+"""Wiring of the Corpus stats page, in AppTest: each sidebar filter changes the data of
+every chart it should, read from the figures' traces (x, y and their labels), against the
+player metrics of the games that pass the same filters."""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from spades_replay.plumbing.corpus import sample_paths
+from spades_replay.stats.collect import StatsCollection
+from spades_replay.stats.metrics import player_metrics
+from spades_replay.stats.tables import Tables
+
+from .conftest import FIXTURES
+from .support.apptest import charts_of, open_app, run_app
+
+pytestmark = pytest.mark.slow  # every test runs the app's pages
+
+
+@pytest.fixture(scope="module")
+def tables() -> Tables:
+    """The tables of what the dashboard opens on (the samples of fixtures/)."""
+    collection = StatsCollection(sample_paths(FIXTURES))
+    assert list(collection) == []
+    return collection.tables()
+
+
+def _expected(tables: Tables, filters: dict[str, list[str]]) -> pl.DataFrame:
+    players = player_metrics(tables)
+    for column, key in (("variant", "f_variant"), ("rules", "f_rules"), ("player_key", "f_player")):
+        if filters.get(key):
+            players = players.filter(pl.col(column).is_in(filters[key]))
+    return players
+
+
+def _rates(players: pl.DataFrame, column: str) -> list[float]:
+    return [0 if value is None else value for value in players.get_column(column).to_list()]
+
+
+def _by_title(at: AppTest) -> dict[str, dict[str, Any]]:
+    return {chart["layout"]["title"]["text"]: chart for chart in charts_of(at)}
+
+
+def assert_player_charts(at: AppTest, players: pl.DataFrame) -> None:
+    """Each per-player chart shows one bar per row of ``players``, in order, with its
+    figures."""
+    charts = _by_title(at)
+    names = players.get_column("player").to_list()
+    for title in ("Nil and Blind Nil success", "Bid accuracy", "Win rate", "Bags per hand"):
+        for trace in charts[title]["data"]:
+            assert len(trace["y"]) == len(names), title
+            assert all(
+                label.startswith(name) for label, name in zip(trace["y"], names, strict=True)
+            ), title
+    wins = charts["Win rate"]["data"][0]
+    assert wins["x"] == pytest.approx(_rates(players, "win_rate"))
+    assert wins["text"] == [
+        f"{won}/{total}" if total else "-"
+        for won, total in players.select("wins", "complete_games").rows()
+    ]
+    bags = charts["Bags per hand"]["data"][0]
+    assert bags["x"] == pytest.approx(players.get_column("bags_per_hand").to_list())
+    accuracy = charts["Bid accuracy"]["data"]
+    for trace, column in zip(accuracy, ("exact", "over", "set"), strict=True):
+        assert trace["name"] == column
+        assert trace["x"] == pytest.approx(_rates(players, f"{column}_rate"))
+        assert trace["text"] == [str(count) for count in players.get_column(column)]
+    nil, blind = charts["Nil and Blind Nil success"]["data"]
+    assert nil["x"] == pytest.approx(_rates(players, "nil_rate"))
+    assert blind["x"] == pytest.approx(_rates(players, "blind_nil_rate"))
+
+
+def assert_game_charts(at: AppTest, tables: Tables, filters: dict[str, list[str]]) -> None:
+    """The histograms count the complete games and the side hands of the games kept: of
+    the variants chosen, with one of the players chosen."""
+    games = tables.games
+    if filters.get("f_variant"):
+        games = games.filter(pl.col("variant").is_in(filters["f_variant"]))
+    if filters.get("f_player"):
+        chosen = set(filters["f_player"])
+        games = games.filter(
+            pl.col("player_keys").map_elements(
+                lambda keys: bool(chosen & set(keys.split(", "))), return_dtype=pl.Boolean
+            )
+        )
+    sides = tables.side_hands.filter(pl.col("game").is_in(games.get_column("game").implode()))
+    complete = games.filter(pl.col("complete")).height
+    charts = _by_title(at)
+    winners, losers = charts["Final scores of complete games"]["data"]
+    assert sum(_values(winners["y"])) == sum(_values(losers["y"])) == complete
+    points = charts["Points of a side in one hand"]["data"]
+    assert sum(sum(_values(trace["y"])) for trace in points) == sides.height
+
+
+def _values(data: Any) -> list[int]:
+    """A trace's values, plain or as plotly's typed array."""
+    if isinstance(data, dict):
+        return [
+            int(value) for value in np.frombuffer(base64.b64decode(data["bdata"]), data["dtype"])
+        ]
+    return [int(value) for value in data]
+
+
+def test_every_filter_changes_the_player_charts_of_the_corpus_stats(tables: Tables) -> None:
+    at = open_app("stats")
+    assert at.title[0].value == "Corpus stats"
+    filters: dict[str, list[str]] = {}
+    assert_player_charts(at, _expected(tables, filters))
+    assert_game_charts(at, tables, filters)
+    steps = [
+        ("f_player", "heuristic-megan"),
+        ("f_variant", "two-player"),
+        ("f_player", "heuristic-drew"),
+    ]
+    for key, value in steps:
+        run_app(at.multiselect(key=key).select(value))
+        filters.setdefault(key, []).append(value)
+        players = _expected(tables, filters)
+        assert players.height > 0
+        assert set(players.get_column("player_key")) <= set(filters.get("f_player", [])) or (
+            "f_player" not in filters
+        )
+        assert_player_charts(at, players)
+        assert_game_charts(at, tables, filters)
+    run_app(at.multiselect(key="f_player").unselect("heuristic-megan"))
+    filters["f_player"].remove("heuristic-megan")
+    drew = _expected(tables, filters)
+    assert set(drew.get_column("player_key")) == {"heuristic-drew"}
+    assert_player_charts(at, drew)
