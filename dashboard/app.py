@@ -8,7 +8,16 @@ navigation between the pages; each page is a module of its own.
 import sys
 
 import streamlit as st
-from spades_replay.dashboard import charts, leaderboard, replay, sidebar, stats, validate, whatif
+from spades_replay.dashboard import (
+    charts,
+    leaderboard,
+    player,
+    replay,
+    sidebar,
+    stats,
+    validate,
+    whatif,
+)
 from spades_replay.dashboard.data import data_paths, store_path
 
 st.set_page_config(page_title="spades-replay", page_icon="♠", layout="wide")
@@ -22,6 +31,7 @@ st.navigation(
         replay.page(),
         charts.page(),
         leaderboard.page(),
+        player.page(),
         stats.page(),
         whatif.page(),
         validate.page(),

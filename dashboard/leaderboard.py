@@ -14,7 +14,8 @@ from spades_replay.stats.leaderboard import leaderboard
 from spades_replay.stats.ratings import ORDER
 from spades_replay.stats.tables import Tables, short_rules_label
 
-from . import figures
+from . import figures, player
+from .markup import plain
 from .stats import shown_tables
 from .widgets import Context, current
 
@@ -168,6 +169,17 @@ def render() -> None:
         "her number bids; **bags per hand** her side's; Nil and Blind Nil success beside "
         "their counts."
     )
+    names = dict(board.select("player_key", "player").iter_rows())
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    chosen = left.selectbox(
+        "A player's page (type to search)",
+        list(names),
+        format_func=lambda key: plain(names[key], 60),
+        key="lb_open",
+    )
+    if right.button("Open her page", key="lb_open_page", type="primary"):
+        player.open_player(chosen)
+        st.switch_page(player.page())
     top = int(
         st.number_input(
             "Players in the charts", 1, max(1, board.height), min(TOP, board.height), key="lb_top"

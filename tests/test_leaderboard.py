@@ -120,3 +120,66 @@ def test_the_analysis_estimate_and_its_words() -> None:
         "5.0 h",
         "3.0 days",
     ]
+
+
+def test_one_players_record() -> None:
+    from spades_replay.stats import player
+
+    tables = _tables(FIXTURES / "corpus")
+    key = "heuristic-beth"
+    games = player.games_of(tables, key)
+    board = leaderboard(tables).filter(pl.col("player_key") == key).row(0, named=True)
+    assert games.height == board["games"]
+    form = player.form(tables, key, window=5)
+    assert form["number"].to_list() == list(range(1, games.height + 1))
+    assert all(0 <= rate <= 1 for rate in form["rolling_win_rate"].drop_nulls())
+    last = form.tail(5)
+    won = games.tail(5).filter(pl.col("won").is_not_null())
+    assert last["rolling_win_rate"][-1] == won["won"].sum() / won.height
+    assert form["rating"].drop_nulls()[-1] == board["rating"]
+    partners = player.partners(tables, key)
+    four = games.filter(pl.col("variant") == "four-player").height
+    assert partners["games"].sum() == four
+    opponents = player.opponents(tables, key)
+    two = games.height - four
+    assert opponents["games"].sum() == 2 * four + two
+    nils = player.nil_hands(tables, key)
+    assert nils.height == board["nil_attempts"] + board["blind_nil_attempts"]
+    assert nils["made"].sum() == board["nil_made"] + board["blind_nil_made"]
+
+
+@pytest.mark.slow
+def test_the_player_page_opens_from_the_leaderboard_and_links_to_the_replay() -> None:
+    at = open_app("leaderboard")
+    run_app(at.selectbox(key="lb_open").set_value("heuristic-beth"))
+    at = run_app(at.button(key="lb_open_page").click())
+    assert at.title[0].value == "Player"
+    assert at.selectbox(key="player").value == "heuristic-beth"
+    charts = charts_of(at)
+    titles = [chart["layout"]["title"]["text"] for chart in charts]
+    assert titles == [
+        "Form of Beth (heuristic-beth): her last 50 games",
+        "Rating of Beth (heuristic-beth) after each game",
+    ]
+    assert charts[0]["layout"]["yaxis"]["range"] == [0, 1]
+    assert all(chart["layout"]["xaxis"]["title"]["text"] for chart in charts)
+    partners = table_of(at, "partner")
+    assert list(partners["partner"]) == ["David"]
+    # AppTest reruns the page it opened, not one switched to: open the Player page afresh
+    at = AppTest.from_file(ENTRY, default_timeout=60)
+    at.session_state["player"] = "heuristic-beth"
+    at.switch_page("player.py")
+    at = run_app(at)
+    assert at.selectbox(key="player").value == "heuristic-beth"
+    game = at.selectbox(key="player_game").value
+    at = run_app(at.button(key="player_open_game").click())
+    assert at.title[0].value == "Replay"
+    from spades_replay.stats import player
+
+    ids = dict(
+        player.games_of(_tables(*sample_paths(FIXTURES)), "heuristic-beth")
+        .select("game", "game_id")
+        .iter_rows()
+    )
+    picker = at.selectbox(key="game")
+    assert picker.options[picker.index].startswith(ids[game] + " ")
