@@ -255,14 +255,14 @@ def expected_bytes(path: str) -> int:
         return max(int.from_bytes(stream.read(4), "little"), 1)
 
 
-Progress = Callable[[int, int, int], None]
+LoadProgress = Callable[[int, int, int], None]
 """Called with (bytes read, bytes expected, records read) as a load goes."""
 
 
 def read_files(
     files: Sequence[tuple[str, str]],
     limits: Limits = DEFAULT_LIMITS,
-    progress: Progress | None = None,
+    progress: LoadProgress | None = None,
 ) -> Loaded:
     """Every record of some files, given as (path, digest), in order; ``progress`` hears of
     each record read."""

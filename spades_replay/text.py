@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from spades_replay.engine.cards import RANKS, SUIT_SYMBOLS, Card, parse_card
-from spades_replay.engine.scoring import SideScore
+from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore, bid_name
 
 __all__ = [
     "card_label",
@@ -122,7 +122,7 @@ def _contract(side: SideScore) -> str:
 def _nils(side: SideScore) -> str:
     parts = []
     for nil in side.nils:
-        kind = "blind nil" if nil.blind else "nil"
+        kind = bid_name(BLIND_NIL if nil.blind else NIL)
         result = "made" if nil.made else f"failed ({plural(nil.tricks, 'trick')})"
         parts.append(f"{kind} {result} {nil.points:+d}")
     return "; ".join(parts) or "-"
@@ -132,7 +132,7 @@ _SHEET = (
     ("contract", _contract),
     ("contract points", lambda side: f"{side.contract_points:+d}"),
     ("bags (points)", lambda side: f"{side.bag_points:+d}"),
-    ("nil", _nils),
+    ("Nil", _nils),
     ("bag penalty", lambda side: f"{side.penalty_points:+d}" if side.bag_penalties else "-"),
     ("hand", lambda side: f"{side.points:+d}"),
     ("score", lambda side: str(side.score)),

@@ -372,7 +372,7 @@ def test_analyze_four_player_with_a_time_cap(capsys: pytest.CaptureFixture[str])
     assert code == 0
     assert "Time cap reached: the first" in out
     assert "Par: not found within the time cap." in out
-    assert re.search(r"team 0 \(Alex & Charlie\)\s+Alex nil \+ Charlie 2\s+\?\s+8", out)
+    assert re.search(r"team 0 \(Alex & Charlie\)\s+Alex Nil \+ Charlie 2\s+\?\s+8", out)
     assert " ?" in out
 
 

@@ -415,7 +415,7 @@ def test_a_failed_nil_of_one_trick_is_said_in_the_singular(
 ) -> None:
     code, out, _ = run(capsys, "replay", str(FIXTURES / "two-player" / "nil-failed.json"))
     assert code == 0
-    assert "nil failed (1 trick) " in out
+    assert "Nil failed (1 trick) " in out
     assert "(1 tricks)" not in out
 
 

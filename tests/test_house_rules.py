@@ -142,7 +142,7 @@ def test_no_nil_still_allows_blind_nil() -> None:
     with pytest.raises(RulesError) as caught:
         rec.bid(1, 0)
     assert caught.value.problem.code is Code.BID_NIL_NOT_ALLOWED
-    assert caught.value.problem.legal == ("blind nil", *map(str, range(1, 14)))
+    assert caught.value.problem.legal == ("Blind Nil", *map(str, range(1, 14)))
     rec.bid(1, "blind_nil")
 
 

@@ -264,7 +264,7 @@ def test_option_help_partner_has_no_effect_in_two_player() -> None:
 
 
 def test_bid_names() -> None:
-    assert [bid_name(b) for b in (BLIND_NIL, NIL, 4)] == ["blind nil", "nil", "4"]
+    assert [bid_name(b) for b in (BLIND_NIL, NIL, 4)] == ["Blind Nil", "Nil", "4"]
 
 
 # --- the end of the game ----------------------------------------------------------------

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,7 +45,7 @@ from spades_replay.engine.cards import CARD_NAMES, Card, cards_of
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
+from spades_replay.plumbing.parallel import Jobs, ProgressCallback, ordered_map, workers
 from spades_replay.replayer.replay import HandReplay, Replay
 
 __all__ = [
@@ -58,9 +58,6 @@ __all__ = [
     "analyze_replay",
     "position_before",
 ]
-
-Progress = Callable[[int, int], None]
-"""Called with (hands done, hands in all) as hands are analysed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +264,7 @@ def analyze_hands(
     *,
     time_cap: float | None = None,
     jobs: Jobs = 1,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Generator[HandAnalysis, None, None]:
     """Analyse hands in order, on ``jobs`` worker processes (0: one per core); the results
     are the same whatever ``jobs`` is, but for the time each hand took."""
@@ -293,7 +290,7 @@ class _Analyze:
 
 
 def _counted(
-    results: Iterable[HandAnalysis], total: int, progress: Progress | None
+    results: Iterable[HandAnalysis], total: int, progress: ProgressCallback | None
 ) -> Iterator[HandAnalysis]:
     if progress is not None:
         progress(0, total)
@@ -309,7 +306,7 @@ def analyze_replay(
     hand: int | None = None,
     time_cap: float | None = None,
     jobs: Jobs = 1,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> tuple[HandAnalysis, ...]:
     """Analyse every hand of a replayed game, or only hand number ``hand`` (1-based;
     :class:`ValueError` if there is no such hand)."""

@@ -12,11 +12,11 @@ from rich.progress import (
     BarColumn,
     DownloadColumn,
     MofNCompleteColumn,
-    Progress,
     ProgressColumn,
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.progress import Progress as RichProgress
 
 
 def bar_console(out: Console, err: Console, *, text_on_stdout: bool) -> Console | None:
@@ -47,7 +47,7 @@ class Bar:
     ) -> None:
         where = bar_console(out, err, text_on_stdout=text_on_stdout) if enabled else None
         self.out = out
-        self._progress: Progress | None = None
+        self._progress: RichProgress | None = None
         self._task = None
         if where is None:
             return
@@ -56,7 +56,7 @@ class Bar:
             if counts == "bytes"
             else (BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
         )
-        self._progress = Progress(
+        self._progress = RichProgress(
             "[progress.description]{task.description}",
             *columns,
             console=where,

@@ -30,11 +30,12 @@ BLIND_NIL: Bid = -1
 
 
 def bid_name(bid: Bid) -> str:
-    """``"4"``, ``"nil"`` or ``"blind nil"``."""
+    """``"4"``, ``"Nil"`` or ``"Blind Nil"``: the game's words, spelt as every message and
+    table spells them."""
     if bid == BLIND_NIL:
-        return "blind nil"
+        return "Blind Nil"
     if bid == NIL:
-        return "nil"
+        return "Nil"
     return str(bid)
 
 

@@ -71,7 +71,3 @@ class Variant(enum.StrEnum):
     def side_name(self, side: Side) -> str:
         """How the game names a side: ``"seat 1"`` or ``"team 1"``."""
         return f"{'seat' if self is Variant.TWO_PLAYER else 'team'} {side}"
-
-
-SIDES: tuple[Side, Side] = (0, 1)
-"""Both variants have exactly two sides."""

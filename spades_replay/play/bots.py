@@ -312,10 +312,3 @@ def _play_value(card: int) -> int:
 
 _PLAY_VALUE = tuple(map(_play_value, range(52)))
 """:func:`_play_value` of every card, looked up (bots compare cards by it at every turn)."""
-
-
-BOTS: dict[str, type[RandomBot] | type[HeuristicBot]] = {
-    "random": RandomBot,
-    "heuristic": HeuristicBot,
-}
-"""The bots by name, for the command line."""

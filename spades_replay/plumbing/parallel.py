@@ -21,6 +21,10 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from multiprocessing import resource_tracker
 from typing import Protocol, TypeVar
 
+ProgressCallback = Callable[[int, int], None]
+"""Called with (work done, work in all) as work completes, in the units the caller names
+(bytes, hands, games): every long run reports its progress through one."""
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 

@@ -118,8 +118,9 @@ MetaValue = Annotated[str, Strict(), AfterValidator(_check_text)]
 Text = Annotated[str, Strict(), Field(min_length=1, max_length=200)]
 
 CARD_NAMES = tuple(rank + suit for suit in SUIT_LETTERS for rank in RANK_LETTERS)
-Card = Literal[CARD_NAMES]  # type: ignore[valid-type]
-Cards = tuple[Card, ...]
+CardName = Literal[CARD_NAMES]  # type: ignore[valid-type]
+"""A card as a record writes it (``"QH"``); the engine's card is an int."""
+CardNames = tuple[CardName, ...]
 Seat2 = Annotated[int, Strict(), Field(ge=0, le=1)]
 Seat4 = Annotated[int, Strict(), Field(ge=0, le=3)]
 Side = Annotated[int, Strict(), Field(ge=0, le=1)]
@@ -289,33 +290,33 @@ class Exchange2(Model):
     """A two-player Blind Nil exchange: the cards put away (out) and those drawn from the pile."""
 
     seat: Seat2
-    out: Annotated[Cards, Field(max_length=13)]
-    in_: Annotated[Cards, Field(alias="in", max_length=13)]
+    out: Annotated[CardNames, Field(max_length=13)]
+    in_: Annotated[CardNames, Field(alias="in", max_length=13)]
 
 
 class Exchange4(Model):
     """A four-player Blind Nil exchange: what the bidder gave (out) and what her partner gave."""
 
     seat: Seat4
-    out: Annotated[Cards, Field(max_length=13)]
-    in_: Annotated[Cards, Field(alias="in", max_length=13)]
+    out: Annotated[CardNames, Field(max_length=13)]
+    in_: Annotated[CardNames, Field(alias="in", max_length=13)]
 
 
 @final
 class Hand2(Model):
     """A two-player hand: the deck (top first), the draft, bids, exchanges and card play."""
 
-    deck: Annotated[Cards, Field(min_length=52, max_length=52)]
+    deck: Annotated[CardNames, Field(min_length=52, max_length=52)]
     draft: Draft
     bids: tuple[Bid, Bid]
     exchanges: Annotated[tuple[Exchange2, ...], Field(max_length=2)] = Field(
         default=(), exclude_if=_empty
     )
-    plays: Annotated[Cards, Field(max_length=26)]
+    plays: Annotated[CardNames, Field(max_length=26)]
     result: HandClaim2 | None = Field(default=None, exclude_if=_absent)
 
 
-Holding = Annotated[Cards, Field(min_length=13, max_length=13)]
+Holding = Annotated[CardNames, Field(min_length=13, max_length=13)]
 
 
 @final
@@ -327,7 +328,7 @@ class Hand4(Model):
     exchanges: Annotated[tuple[Exchange4, ...], Field(max_length=4)] = Field(
         default=(), exclude_if=_empty
     )
-    plays: Annotated[Cards, Field(max_length=52)]
+    plays: Annotated[CardNames, Field(max_length=52)]
     result: HandClaim4 | None = Field(default=None, exclude_if=_absent)
 
 

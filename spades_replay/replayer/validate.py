@@ -26,14 +26,11 @@ from spades_replay.plumbing.corpus import (
     whole_json,
 )
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
-from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
+from spades_replay.plumbing.parallel import Jobs, ProgressCallback, ordered_map, workers
 from spades_replay.record.io import loads
 from spades_replay.record.models import AnyRecord
 from spades_replay.replayer.replay import Replay, check, figures_of
 from spades_replay.replayer.verify import GameFigures, verify
-
-Progress = Callable[[int, int], None]
-"""Called with (bytes done, bytes in all) as work completes."""
 
 
 class Verified(NamedTuple):
@@ -379,7 +376,7 @@ class CorpusValidation:
         *,
         jobs: Jobs = 1,
         keep_valid: bool = False,
-        progress: Progress | None = None,
+        progress: ProgressCallback | None = None,
         limits: Limits = DEFAULT_LIMITS,
         chunk_bytes: int = CHUNK_BYTES,
         sink: Callable[[], Sink] | None = None,

@@ -13,18 +13,16 @@ from collections.abc import Iterable, Iterator
 
 from spades_replay.plumbing.corpus import CHUNK_BYTES
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
-from spades_replay.plumbing.parallel import Jobs
+from spades_replay.plumbing.parallel import Jobs, ProgressCallback
 from spades_replay.replayer.replay import check
 from spades_replay.replayer.validate import (
     CorpusValidation,
-    Progress,
     RecordReport,
     Sink,
     Summary,
     Verified,
 )
 from spades_replay.stats.double_dummy import HandList, with_analysis
-from spades_replay.stats.double_dummy import Progress as AnalysisProgress
 from spades_replay.stats.tables import TableRows, Tables
 
 
@@ -61,7 +59,7 @@ class StatsCollection:
         paths: Iterable[str | os.PathLike[str]],
         *,
         jobs: Jobs = 1,
-        progress: Progress | None = None,
+        progress: ProgressCallback | None = None,
         limits: Limits = DEFAULT_LIMITS,
         chunk_bytes: int = CHUNK_BYTES,
         keep_hands: bool = False,
@@ -105,7 +103,7 @@ class StatsCollection:
         *,
         time_cap: float | None = None,
         jobs: Jobs = 1,
-        progress: AnalysisProgress | None = None,
+        progress: ProgressCallback | None = None,
     ) -> Tables:
         """The tables of every valid game read so far, with the double-dummy analysis of
         their complete hands (:func:`~spades_replay.stats.double_dummy.with_analysis`:

@@ -19,13 +19,13 @@ True
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from spades_replay.plumbing.parallel import Jobs
+from spades_replay.plumbing.parallel import Jobs, ProgressCallback
 from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.stats.tables import Tables
 
@@ -42,8 +42,6 @@ __all__ = [
     "with_analysis",
 ]
 
-Progress = Callable[[int, int], None]
-"""Called with (hands analysed, hands in all) as the analysis goes."""
 
 IDENTITY = (
     "game_id",
@@ -146,7 +144,7 @@ def analysis_table(
     *,
     time_cap: float | None = None,
     jobs: Jobs = 1,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> pl.DataFrame:
     """The ``seat_analysis`` table of ``hands``: each hand analysed (within ``time_cap``
     seconds, on ``jobs`` worker processes, 0 for one per core; ``progress`` hears of each
@@ -172,7 +170,7 @@ def with_analysis(
     *,
     time_cap: float | None = None,
     jobs: Jobs = 1,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> Tables:
     """``tables`` with their ``seat_analysis`` table: ``hands`` must be the complete hands
     of the same games, numbered alike (:func:`hands_of`, or a collection's)."""

@@ -31,7 +31,7 @@ from spades_replay.errors import Code, Problem
 from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.corpus import CHUNK_BYTES, Task, expand, plan
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
-from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
+from spades_replay.plumbing.parallel import Jobs, ProgressCallback, ordered_map, workers
 from spades_replay.replayer.validate import RecordReport, TaskResult, run_task
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.double_dummy import analysis_table
@@ -48,9 +48,6 @@ from spades_replay.store.layout import (
     write_manifest,
 )
 from spades_replay.store.read import verify_parts
-
-Progress = Callable[[int, int], None]
-"""Called with (bytes done, bytes in all) as files are read."""
 
 RECORD_SCHEMA: dict[str, Any] = {
     "source": pl.String,
@@ -386,7 +383,7 @@ class _Writer:
 
 
 def _results(
-    tasks: list[Task], worker: _Worker, jobs: Jobs, progress: Progress | None
+    tasks: list[Task], worker: _Worker, jobs: Jobs, progress: ProgressCallback | None
 ) -> Iterator[TaskResult]:
     total = sum(task.size for task in tasks)
     done = 0
@@ -411,7 +408,7 @@ def ingest(
     jobs: Jobs = 1,
     prune: bool = False,
     wait: bool = False,
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     on_wait: Callable[[], None] | None = None,
     rebuild: bool = False,
