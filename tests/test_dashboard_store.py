@@ -4,6 +4,7 @@ the games, asks the store for the filtered stats, and lists the store's invalid 
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 import sys
@@ -104,7 +105,8 @@ def test_the_replay_page_opens_on_a_store_without_replaying_the_corpus(
     assert len(reads) == 1  # the one game shown, re-read by its offset
     first = Store.open(store).table("games").row(0, named=True)
     assert reads == [first["source"]]
-    assert any(first["game_id"] in md.value for md in at.main.markdown) or at.caption
+    heading = f"**{md(first['game_id'], 120)}**"
+    assert any(heading in element.value for element in at.main.markdown)
 
 
 def test_a_store_game_is_replayed_from_its_offset(
@@ -181,11 +183,33 @@ def test_the_whole_store_is_counted_in_the_background_once_it_opens(
     assert len(calls) == 2  # a filter is counted in the page's run
 
 
+def _record_of(game: dict[str, Any]) -> dict[str, Any]:
+    """The record of a row of the games table, read from its source (at its line)."""
+    path = Path(game["source"])
+    data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    if game["line"] is not None:
+        data = data.splitlines()[game["line"] - 1]
+    record: dict[str, Any] = json.loads(data)
+    return record
+
+
 def test_the_charts_of_a_store_game(store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     at = _app(store, monkeypatch, "charts")
+    record = _record_of(Store.open(store).table("games").row(0, named=True))
+    claims = [hand["result"] for hand in record["hands"] if "points" in hand.get("result", {})]
+    assert claims
+    scores, bags, _parts = (json.loads(chart.proto.spec) for chart in at.get("plotly_chart"))
+    for side in (0, 1):
+        assert scores["data"][side]["y"] == [0] + [claim["scores"][side] for claim in claims]
+        assert bags["data"][side]["y"] == [0] + [claim["bags"][side] for claim in claims]
     sheet = next(frame.value for frame in at.dataframe if "hand" in frame.value.columns)
-    first = Store.open(store).tables().side_hands.filter(game=0)
-    assert sheet.shape[0] == first.height
+    expected = [
+        (number, side, claim["points"][side], claim["scores"][side], claim["bags"][side])
+        for number, claim in enumerate(claims, start=1)
+        for side in (0, 1)
+    ]
+    shown = sheet[["hand", "side", "hand total", "score", "bag count"]]
+    assert [tuple(int(value) for value in row) for row in shown.itertuples(index=False)] == expected
 
 
 def test_the_validate_page_lists_the_store_invalid_records(
