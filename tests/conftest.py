@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -53,3 +55,52 @@ settings.load_profile("default")
 def conformance() -> Path:
     """The conformance records of the independent reference implementation."""
     return CONFORMANCE
+
+
+OPTIONAL_PARTS = {
+    "chromium": "Debian's chromium",
+    "playwright": "playwright",
+    "numba": "numba",
+    "pyspiel": "open-spiel (pyspiel)",
+    "open-spiel": "open-spiel (pyspiel)",
+    "distributed": "dask distributed",
+    "c compiler": "the C compiler (the compiled kernel)",
+}
+"""The optional parts a test skips without, by a word of its skip reason, and their names."""
+
+
+def missing_part(reason: str) -> str | None:
+    """The optional part a skip's reason says is missing, or ``None`` (a skip for another
+    reason: not root, the shared originals not beside the checkout)."""
+    text = reason.lower()
+    return next((name for word, name in OPTIONAL_PARTS.items() if word in text), None)
+
+
+def _fail_in_ci(report: Any) -> None:
+    """Under ``CI=true``, a skip for a missing optional part is a failure naming the part:
+    CI installs every part, so a skip there means one failed to install."""
+    if (
+        os.environ.get("CI") != "true"
+        or not report.skipped
+        or not isinstance(report.longrepr, tuple)
+    ):
+        return
+    reason = str(report.longrepr[2])
+    part = missing_part(reason)
+    if part is not None:
+        report.outcome = "failed"
+        report.longrepr = f"CI=true and {part} is missing, so this test would skip: {reason}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    _fail_in_ci(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    report = yield
+    _fail_in_ci(report)
+    return report

@@ -129,7 +129,6 @@ def test_jobs_and_scheduler_exclude_each_other(capfdbinary: pytest.CaptureFixtur
 def test_an_unreachable_scheduler_is_named_and_exits_2(
     capfdbinary: pytest.CaptureFixture[bytes],
 ) -> None:
-    start = time.monotonic()
     code, out, err = run(
         capfdbinary, "validate", str(TWO_PLAYER), "--scheduler", "tcp://127.0.0.1:9"
     )
@@ -137,7 +136,6 @@ def test_an_unreachable_scheduler_is_named_and_exits_2(
     assert b"cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
     assert b"Traceback" not in err
     assert out == b""
-    assert time.monotonic() - start < 30
 
 
 @pytest.mark.cluster
