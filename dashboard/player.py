@@ -43,14 +43,16 @@ def form_chart(frame: pl.DataFrame, window: int, name: str) -> go.Figure:
             go.Scatter(
                 x=frame.get_column("number").to_list(),
                 y=frame.get_column("rolling_win_rate").to_list(),
-                mode="lines",
+                mode="lines+markers",
+                marker={"size": 4},
                 name="win rate",
                 line={"color": "#1f5fa8"},
             ),
             go.Scatter(
                 x=frame.get_column("number").to_list(),
                 y=frame.get_column("rolling_nil_rate").to_list(),
-                mode="lines",
+                mode="lines+markers",
+                marker={"size": 4},
                 name="Nil and Blind Nil success",
                 line={"color": "#54a24b", "dash": "dot"},
             ),
