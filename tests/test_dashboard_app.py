@@ -137,7 +137,7 @@ def test_stepping_card_by_card_and_trick_by_trick_changes_the_trick_shown(app: A
     run_app(app.button(key="last").click())
     assert app.slider(key="step").value == 57
     assert app.button(key="next_card").disabled
-    assert table_of(app, "").shape == (9, 3)
+    assert table_of(app, "").shape == (8, 3)  # the score sheet: 8 lines, 2 sides
     run_app(app.button(key="first").click())
     assert app.slider(key="step").value == 0
     assert app.button(key="prev_card").disabled
