@@ -5,6 +5,7 @@ messages, which speak the tool's words and never pydantic's."""
 
 from __future__ import annotations
 
+import pickle
 import re
 from pathlib import Path
 
@@ -101,7 +102,7 @@ def test_the_engines_rules_are_the_table() -> None:
 
 
 def test_the_records_model_is_generated_from_the_table() -> None:
-    fields = models.Rules.model_fields
+    fields = models.RulesObject.model_fields
     assert list(fields) == [row.name for row in OPTIONS]
     for row in OPTIONS:
         field = fields[row.name]
@@ -109,7 +110,7 @@ def test_the_records_model_is_generated_from_the_table() -> None:
         bounds = {type(item): item for item in field.metadata}
         if row.kind == "int" and not row.optional:
             assert (bounds[Ge].ge, bounds[Le].le) == (row.low, row.high), row.name
-    schema = models.Rules.model_json_schema()["properties"]
+    schema = models.RulesObject.model_json_schema()["properties"]
     assert schema["first_lead"]["enum"] == list(OPTION["first_lead"].choices)
     assert schema["lose_score"]["anyOf"][0]["minimum"] == OPTION["lose_score"].low
 
@@ -276,3 +277,12 @@ def test_the_formats_table_of_options_follows_the_option_table() -> None:
             assert f"{row.low} to {row.high}" in values, name
         if row.optional:
             assert values.startswith("null or"), name
+
+
+def test_the_rules_object_keeps_its_names() -> None:
+    """In Python the record's rules object is RulesObject (the engine's is Rules); the JSON
+    Schema names it Rules, as format 1.0's did, and it pickles (worker processes)."""
+    record = models.RECORD_ADAPTER.validate_python(orjson.loads(_record({"bag_limit": 7})))
+    assert type(record.rules) is models.RulesObject
+    assert pickle.loads(pickle.dumps(record)) == record
+    assert models.RulesObject.model_json_schema()["title"] == "Rules"

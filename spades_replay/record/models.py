@@ -9,7 +9,8 @@ A record keeps the version it was read with. Format 1.1 adds seven options to ``
 defaults, which are the 1.0 rules. A ``"1.0"`` record is written back without them.
 
 The options of ``rules`` are not listed here: each is declared once, in the engine's option
-table (:data:`spades_replay.engine.rules.OPTIONS`, pure data), and :data:`Rules` has a field
+table (:data:`spades_replay.engine.rules.OPTIONS`, pure data), and :data:`RulesObject` (the
+``rules`` object; the JSON Schema names it ``Rules``) has a field
 for each row, with its type, range and default.
 
 This module knows the format, not the rules: it checks shapes, types and ranges; whether the
@@ -222,6 +223,7 @@ def _rules_model() -> type[Model]:
         __base__=Model,
         __doc__="The house-rule options of docs/rules.md; absent options take their defaults.",
         __module__=__name__,
+        __qualname__="RulesObject",
         __validators__={"_lose_below_target": field_validator("lose_score")(_lose_below_target)},
         **fields,
     )
@@ -229,13 +231,13 @@ def _rules_model() -> type[Model]:
 
 if TYPE_CHECKING:
 
-    class Rules(Model):
+    class RulesObject(Model):
         """The house-rule options: a field for each option of the table."""
 
         def __getattr__(self, name: str) -> RuleValue: ...
 
 else:
-    Rules = _rules_model()
+    RulesObject = _rules_model()
 
 
 def _version_key(version: str) -> tuple[int, ...]:
@@ -252,7 +254,7 @@ OPTIONS_1_1 = NEWER_OPTIONS["1.0"]
 """The options format 1.1 added to ``rules``; a ``"1.0"`` record may not hold them."""
 
 
-def options_off_default(rules: Rules, version: str = "1.0") -> tuple[str, ...]:
+def options_off_default(rules: RulesObject, version: str = "1.0") -> tuple[str, ...]:
     """The options of ``rules`` that format ``version`` lacks and that differ from their
     defaults (the meaning of their absence): what a record would lose if written as
     ``version``."""
@@ -357,7 +359,7 @@ class RecordBase(Model):
     format: Literal["spades-replay"]
     version: Version
     game_id: Text | None = Field(default=None, exclude_if=_absent)
-    rules: Rules = Field(default_factory=Rules)
+    rules: RulesObject = Field(default_factory=RulesObject)
     players: tuple[Player, ...]
     meta: dict[Annotated[str, Strict(), Field(max_length=200)], MetaValue] = Field(
         default_factory=dict, exclude_if=_empty
@@ -366,7 +368,7 @@ class RecordBase(Model):
 
     @field_validator("rules")
     @classmethod
-    def _options_of_the_version(cls, value: Rules, info: ValidationInfo) -> Rules:
+    def _options_of_the_version(cls, value: RulesObject, info: ValidationInfo) -> RulesObject:
         """A record's rules hold only the options of its version (a ``"1.0"`` record none
         of the 1.1 options)."""
         version = info.data.get("version")

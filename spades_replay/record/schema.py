@@ -20,6 +20,7 @@ from spades_replay.record.models import (
     CARD_NAMES,
     FORMAT_VERSION,
     RECORD_ADAPTER,
+    RulesObject,
 )
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -48,13 +49,22 @@ _SHARED: dict[str, tuple[dict[str, Any], str]] = {
 }
 
 
+_JSON_NAMES = {RulesObject.__qualname__: RulesObject.__name__}
+"""Definitions the schema names with the format's word rather than the Python class's: the
+``rules`` object is ``Rules`` (in Python, ``RulesObject``, apart from the engine's ``Rules``)."""
+
+
 def _share(node: Any) -> Any:
-    """Replace every inline copy of a shared definition by a reference to it."""
+    """Replace every inline copy of a shared definition by a reference to it, and name each
+    definition with the format's word."""
     if isinstance(node, dict):
         for name, (inline, _) in _SHARED.items():
             if node == inline:
                 return {"$ref": f"#/$defs/{name}"}
-        return {key: _share(value) for key, value in node.items()}
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.removeprefix("#/$defs/") in _JSON_NAMES:
+            return {**node, "$ref": "#/$defs/" + _JSON_NAMES[ref.removeprefix("#/$defs/")]}
+        return {_JSON_NAMES.get(key, key): _share(value) for key, value in node.items()}
     if isinstance(node, list):
         return [_share(value) for value in node]
     return node

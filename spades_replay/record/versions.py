@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from spades_replay.engine.rules import OPTION
 from spades_replay.errors import Code, FormatError, Problem
-from spades_replay.record.models import VERSIONS, AnyRecord, Rules, options_off_default
+from spades_replay.record.models import VERSIONS, AnyRecord, RulesObject, options_off_default
 from spades_replay.record.problems import quote
 
 
-def downgrade_problem(rules: Rules, version: str) -> Problem | None:
+def downgrade_problem(rules: RulesObject, version: str) -> Problem | None:
     """Why a record with ``rules`` cannot be written as ``version``, or None when it can: an
     option newer than ``version`` (the option table says which) away from its default."""
     lost = options_off_default(rules, version)

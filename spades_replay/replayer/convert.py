@@ -29,14 +29,14 @@ def variant_of(record: models.AnyRecord) -> Variant:
     return Variant(record.variant)
 
 
-def rules_of(model: models.Rules) -> Rules:
+def rules_of(model: models.RulesObject) -> Rules:
     """The engine's rules of a record's ``rules`` object."""
     return Rules(**{name: getattr(model, name) for name in RULE_FIELDS})
 
 
-def rules_model(rules: Rules) -> models.Rules:
+def rules_model(rules: Rules) -> models.RulesObject:
     """The record's ``rules`` object, fully resolved, for engine rules."""
-    return models.Rules(**{name: getattr(rules, name) for name in RULE_FIELDS})
+    return models.RulesObject(**{name: getattr(rules, name) for name in RULE_FIELDS})
 
 
 def bid_value(bid: Bid) -> int | str:

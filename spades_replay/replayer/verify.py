@@ -220,10 +220,10 @@ def _rules(names: tuple[str, ...], values: tuple[Any, ...]) -> Rules:
     return Rules(**dict(zip(names, values, strict=True)))
 
 
-_OPTION_GETTERS: dict[type[models.Rules], tuple[tuple[str, ...], Callable[[Any], Any]]] = {}
+_OPTION_GETTERS: dict[type[models.RulesObject], tuple[tuple[str, ...], Callable[[Any], Any]]] = {}
 
 
-def rules_of_record(model: models.Rules) -> Rules:
+def rules_of_record(model: models.RulesObject) -> Rules:
     """The engine's rules of a record's ``rules`` object (as
     :func:`spades_replay.replayer.convert.rules_of` gives them), the same object for the same
     options."""
