@@ -11,6 +11,8 @@ test suite; ``./dev fuzz`` runs 100,000 inputs (docs/reliability.md has the last
 from __future__ import annotations
 
 import os
+from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,28 @@ from .support.mutate import RAW, SOURCES, mutated
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
 OTHER_KERNELS = other_verifier_kernels()
+REACHED: Counter[str] = Counter()
+"""How often each error code (or ``valid``) was the verdict on a fuzzed input."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def codes_reached(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After the fuzz tests, the distribution of the codes their inputs reached, and the
+    codes of docs/errors.md that none reached: ``./dev fuzz`` shows it (a run that sets
+    ``SPADES_FUZZ_EXAMPLES``)."""
+    yield
+    if not REACHED or "SPADES_FUZZ_EXAMPLES" not in os.environ:
+        return
+    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
+    total = sum(REACHED.values())
+    lines = [f"fuzz: the codes of {total} verdicts"]
+    lines += [
+        f"  {code:<32} {count:>8}  {count / total:6.1%}" for code, count in REACHED.most_common()
+    ]
+    missed = sorted(code.value for code in Code if code.value not in REACHED)
+    lines.append(f"  not reached ({len(missed)} of {len(Code)}): {', '.join(missed) or 'none'}")
+    with request.config.pluginmanager.getplugin("capturemanager").global_and_fixture_disabled():
+        reporter.write_line("\n" + "\n".join(lines))
 
 
 def outcome(function: Any, argument: Any) -> Any:
@@ -50,6 +74,7 @@ def check_clean(data: bytes) -> None:
     report, verified = verify_bytes(data)
     expected, by_engine = check_bytes(data)
     assert report == expected
+    REACHED.update({problem.code.value for problem in report.problems} or {"valid"})
     assert (verified is None) == (by_engine is None)
     if verified is not None:
         assert by_engine is not None

@@ -1,7 +1,9 @@
 """The record mutator of the fuzz tests: fixtures cut short, then damaged by a Hypothesis
 strategy (fields dropped, duplicated, swapped, retyped; cards swapped, dropped, duplicated; bad
 drafts and bids; truncation; random bytes; other encodings; a BOM; huge numbers; NaN; deep
-nesting; long strings)."""
+nesting; long strings), and, for most inputs, one action or claim changed to another
+well-formed value (bids, exchanges, plays, draft turns, claims, options), so that the engine
+judges it rather than the parser."""
 
 from __future__ import annotations
 
@@ -113,13 +115,16 @@ def mutated(draw: st.DrawFn) -> bytes:
                 "long",
                 "extra-key",
                 "several",
+                # the rules' actions, weighted to be most of the inputs: each keeps the
+                # record well formed, so that the engine, not the parser, judges it
+                *RULE_KINDS * 5,
             ]
         )
     )
     rounds = draw(st.integers(2, 5)) if kind == "several" else 1
     kinds = (
         [
-            draw(st.sampled_from(["drop", "retype", "cards", "swap-fields", "bid"]))
+            draw(st.sampled_from(["drop", "retype", "cards", "swap-fields", "bid", *RULE_KINDS]))
             for _ in range(rounds)
         ]
         if kind == "several"
@@ -171,6 +176,8 @@ def mutated(draw: st.DrawFn) -> bytes:
                     bids[draw(st.integers(0, len(bids) - 1))] = draw(
                         st.one_of(st.integers(-5, 20), st.sampled_from(["blind_nil", "nil", None]))
                     )
+        elif step in RULE_KINDS:
+            _rule_mutation(draw, data, step)
         elif step == "extra-key":
             objects = [path for path in paths_of(data) if isinstance(_at(data, path), dict)]
             holder = _at(data, draw(st.sampled_from(objects)))
@@ -207,6 +214,93 @@ def mutated(draw: st.DrawFn) -> bytes:
             b"[", b"[Infinity,", 1
         )
     return raw
+
+
+RULE_KINDS = (
+    "action-bid",
+    "exchange",
+    "exchange-entry",
+    "play",
+    "draft-turn",
+    "claim",
+    "game-claim",
+    "option",
+    "version",
+)
+"""Mutations of the actions and claims of a record, each with a well-formed value."""
+CARDS = [rank + suit for suit in "CDHS" for rank in "23456789TJQKA"]
+OPTIONS: dict[str, list[Any]] = {
+    "nil_allowed": [False],
+    "blind_nil_allowed": [False],
+    "blind_nil_min_deficit": [0, 100, 500],
+    "blind_nil_exchange": [0, 1, 2],
+    "min_team_bid": [4, 9, 13],
+    "first_lead": ["two_of_clubs"],
+    "spades_must_be_broken": [False, True],
+    "double_contract_from": [5, 10],
+    "failed_nil_tricks_help_partner": [True],
+    "target_score": [100, 200],
+    "lose_score": [-100],
+    "bag_limit": [1, 3],
+}
+
+
+def _rule_mutation(draw: st.DrawFn, data: dict[str, Any], kind: str) -> None:
+    """Change one action, claim or option of the record to another well-formed value."""
+    if kind == "game-claim":
+        winner = draw(st.integers(0, 1))
+        data["result"] = {
+            "winner": winner,
+            "scores": draw(st.lists(st.integers(-300, 600), min_size=2, max_size=2)),
+        }
+        return
+    if kind == "version":
+        data["version"] = "1.0"
+        return
+    hands = hands_of(data)
+    if not hands:
+        return
+    hand = draw(st.sampled_from(hands))
+    if kind == "action-bid" and hand.get("bids"):
+        bids = hand["bids"]
+        bids[draw(st.integers(0, len(bids) - 1))] = draw(
+            st.one_of(st.integers(0, 13), st.just("blind_nil"))
+        )
+    elif kind == "exchange":
+        lists = [cards for h in hands for cards in card_lists(h.get("exchanges")) if cards]
+        if lists:
+            cards = draw(st.sampled_from(lists))
+            cards[draw(st.integers(0, len(cards) - 1))] = draw(st.sampled_from(CARDS))
+    elif kind == "exchange-entry":
+        entries = [h["exchanges"] for h in hands if isinstance(h.get("exchanges"), list)]
+        if entries and entries[0]:
+            chosen = draw(st.sampled_from(entries))
+            if draw(st.booleans()) and len(chosen) > 1:
+                chosen.reverse()
+            else:
+                chosen.append(copy.deepcopy(chosen[0]))
+    elif kind == "play" and hand.get("plays"):
+        plays = hand["plays"]
+        i = draw(st.integers(0, len(plays) - 1))
+        if draw(st.booleans()):
+            j = draw(st.integers(max(0, i - 4), min(len(plays) - 1, i + 4)))
+            plays[i], plays[j] = plays[j], plays[i]
+        else:
+            plays[i] = draw(st.sampled_from(CARDS))
+    elif kind == "draft-turn" and isinstance(hand.get("draft"), str) and hand["draft"]:
+        draft = hand["draft"]
+        i = draw(st.integers(0, len(draft) - 1))
+        hand["draft"] = draft[:i] + ("D" if draft[i] == "K" else "K") + draft[i + 1 :]
+    elif kind == "claim" and isinstance(hand.get("result"), dict):
+        claims = hand["result"]
+        name = draw(st.sampled_from(sorted(claims)))
+        values = claims[name]
+        if isinstance(values, list) and values:
+            i = draw(st.integers(0, len(values) - 1))
+            values[i] = values[i] + draw(st.sampled_from([-10, -1, 1, 10]))
+    elif kind == "option" and isinstance(data.get("rules"), dict):
+        name = draw(st.sampled_from(sorted(OPTIONS)))
+        data["rules"][name] = draw(st.sampled_from(OPTIONS[name]))
 
 
 def _at(data: Any, path: tuple[Any, ...]) -> Any:
