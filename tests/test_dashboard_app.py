@@ -22,6 +22,8 @@ from streamlit.testing.v1 import AppTest
 
 import spades_replay
 from spades_replay.analysis import KERNEL_VARIABLE, Solver, analyze_hand, position_before
+from spades_replay.analysis import play as analysis_play
+from spades_replay.analysis import solver as analysis_solver
 from spades_replay.engine.actions import PlayCard
 from spades_replay.plumbing.corpus import sample_paths
 from spades_replay.replayer.replay import HandReplay, Replay
@@ -492,9 +494,25 @@ def test_a_four_player_hand_is_analysed_at_once_with_the_compiled_kernel(app: Ap
     assert not any(cell.endswith("?") for cell in table_of(app, "won by")["seat 0"])
 
 
+class SearchClock:
+    """A clock for the double-dummy search that advances ten milliseconds each time it is read
+    (the solver reads it every 256 nodes): a time cap strikes after the same search on any
+    machine, however fast."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        self.now += 0.01
+        return self.now
+
+
 def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(
-    pure_python_app: AppTest,
+    pure_python_app: AppTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    clock = SearchClock()
+    for module in (analysis_solver, analysis_play):
+        monkeypatch.setattr(module, "time", clock)
     app = pure_python_app
     assert app.button(key="analyse_hand").label == "Analyse this hand"
     assert app.number_input(key="hand_time_cap").value == 30.0
