@@ -10,6 +10,9 @@ import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
 
+# imported here, on the page's thread, before the background count's thread can need it:
+# two threads importing pandas at once leave one of them a half-initialised module
+import pandas  # type: ignore[import-untyped]  # noqa: F401
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 import polars as pl
 import streamlit as st
