@@ -2,7 +2,8 @@
 ``streamlit run dashboard/app.py [-- PATH...]``, or on a store: ``-- --store DIR``.
 
 It builds the frame: page config, the shared sidebar (which loads the data), and the
-navigation between the pages; each page is a module of its own.
+navigation between the pages; each page is a module of its own. The address is read before
+the page runs and written after it (:mod:`.urlstate`).
 """
 
 import sys
@@ -15,12 +16,14 @@ from spades_replay.dashboard import (
     replay,
     sidebar,
     stats,
+    urlstate,
     validate,
     whatif,
 )
 from spades_replay.dashboard.data import data_paths, store_path
 
 st.set_page_config(page_title="spades-replay", page_icon="♠", layout="wide")
+urlstate.arrive()
 store = store_path(sys.argv, __file__)
 if store is not None:
     stats.prefetch(sidebar.render_store(store))
@@ -37,3 +40,4 @@ st.navigation(
         validate.page(),
     ]
 ).run()
+urlstate.publish()

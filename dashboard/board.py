@@ -1,40 +1,36 @@
-"""What the Replay page shows at one step of a hand, as plain data: no Streamlit here.
+"""What the Replay page says of a hand, as plain data and Markdown: no Streamlit here.
 
-A hand's timeline (:attr:`spades_replay.HandReplay.timeline`) holds one state per action. The
-page picks a step; this module says what is on the table at that step, as seen by everybody
-(``viewer`` ``None``: every hand face up) or by one seat (the other seats' cards hidden,
-and of the draft and the exchanges only what that seat saw). Text that reaches Markdown is
+A hand's timeline (:attr:`spades_replay.HandReplay.timeline`) holds one state per action.
+This module says what is on the table at a step (the trick, the bids), who sees which cards
+(everybody, ``viewer`` ``None``, or one seat), and what the scores and the double-dummy
+analysis say; :mod:`.timeline` builds the board's data from it. Text that reaches Markdown is
 escaped here with :func:`.markup.md`; table cells are plain text (:func:`.markup.plain`).
 
 With the hand's double-dummy analysis (:class:`~spades_replay.analysis.HandAnalysis`), each
 card carries its mark (``-1``: what it cost its side; ``?``: not analysed, the time cap
 struck first; ``nil-`` / ``nil+``: it lost a makeable Nil or let a doomed one off), each
-side's contract its par and each Nil its verdict. A seat's view never shows the best cards
-of a seat whose hand it hides.
+side's contract its par and each Nil its verdict. The page shows the analysis in the full
+view only: it reads every hand.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from spades_replay.analysis import HandAnalysis, PlayAnalysis
-from spades_replay.engine.actions import Action, DeclareBlindNil, Draw, Exchange, PlaceBid
+from spades_replay.engine.actions import Exchange
 from spades_replay.engine.cards import Card
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SideScore
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.state import HandState, Phase, drafted_cards
+from spades_replay.engine.state import HandState, Phase
 from spades_replay.engine.tricks import trick_winner
-from spades_replay.replayer.replay import HandReplay, Replay, Step
+from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.text import card_label, score_line, score_sheet
 
 from .markup import cards_md, md, plain
 
 Viewer = Seat | None
 """Whose eyes the table is seen through: a seat, or ``None`` for every hand face up."""
-
-Marks = Mapping[int, str]
-"""The mark of each card of a hand that has one, by its index in the hand's plays."""
 
 
 def bid_label(bid: int | None) -> str:
@@ -63,82 +59,9 @@ def sees_exchange(variant: Variant, viewer: Viewer, exchange: Exchange) -> bool:
     return viewer is None or viewer in (exchange.seat, variant.partner(exchange.seat))
 
 
-def trick_marks(hand: HandReplay) -> tuple[int, ...]:
-    """The steps where "trick by trick" stops (:attr:`HandReplay.trick_marks`, shared with
-    the terminal's stepper)."""
-    return hand.trick_marks
-
-
 def player(replay: Replay, seat: Seat) -> str:
     """A player's name and seat, escaped for Markdown: ``Megan (seat 0)``."""
     return f"{md(replay.players[seat].name, 60)} (seat {seat})"
-
-
-def describe(replay: Replay, hand: HandReplay, index: int, viewer: Viewer) -> str:
-    """What happened at step ``index``, as Markdown (cards the viewer did not see stay
-    hidden)."""
-    step = hand.timeline[index]
-    action = step.action
-    if action is None:
-        if replay.variant is Variant.TWO_PLAYER:
-            return "The deck is shuffled, face down: the draft begins."
-        return "The cards are dealt."
-    return _describe_action(replay, hand, step, action, viewer)
-
-
-def _describe_action(
-    replay: Replay, hand: HandReplay, step: Step, action: Action, viewer: Viewer
-) -> str:
-    who = player(replay, action.seat)
-    before = hand.timeline[step.index - 1].state
-    if isinstance(action, DeclareBlindNil):
-        return f"{who} declares Blind Nil before seeing a card."
-    if isinstance(action, Draw):
-        kept, thrown = drafted_cards(before, step.state)
-        if not can_see(viewer, action.seat):
-            return f"{who} takes a draft turn."
-        if action.keep:
-            unseen = "" if viewer is None else " (unseen)"
-            shown = cards_md([thrown]) if viewer is None else "the next card"
-            return f"{who} keeps the top card, {cards_md([kept])}, and discards {shown}{unseen}."
-        return (
-            f"{who} discards the top card, {cards_md([thrown])}, and keeps the next, "
-            f"{cards_md([kept])}."
-        )
-    if isinstance(action, Exchange):
-        return f"{who} (Blind Nil) " + exchange_md(replay, action, viewer)
-    if isinstance(action, PlaceBid):
-        return f"{who} bids **{bid_label(action.bid)}**."
-    text = f"{who} plays {cards_md([action.card])}"
-    done = step.state.last_trick
-    if len(step.state.tricks) > len(before.tricks) and done is not None:
-        assert done.winner is not None
-        text += f"; {player(replay, done.winner)} wins trick {done.number}"
-    return text + "."
-
-
-def exchange_md(replay: Replay, exchange: Exchange, viewer: Viewer) -> str:
-    """A Blind Nil exchange as Markdown, the cards shown only to those who saw them."""
-    source = "the discard pile" if replay.variant is Variant.TWO_PLAYER else "her partner"
-    if not exchange.out:
-        return "exchanges no cards."
-    if not sees_exchange(replay.variant, viewer, exchange):
-        return f"exchanges {len(exchange.out)} card(s) with {source}."
-    return f"puts away {cards_md(exchange.out)} and takes {cards_md(exchange.in_)} from {source}."
-
-
-@dataclass(frozen=True, slots=True)
-class SeatPanel:
-    """One seat at one step: who, her bid and tricks, and her cards (``None``: hidden)."""
-
-    seat: Seat
-    title: str
-    bid: str
-    tricks: int
-    count: int
-    cards: int | None
-    to_act: bool
-    verdict: str = ""
 
 
 def nil_verdict(analysis: HandAnalysis | None, seat: Seat) -> str:
@@ -153,34 +76,6 @@ def nil_verdict(analysis: HandAnalysis | None, seat: Seat) -> str:
                 return "no verdict: time cap"
             return "makeable double dummy" if nil.makeable else "doomed double dummy"
     return ""
-
-
-def seat_panels(
-    replay: Replay, state: HandState, viewer: Viewer, analysis: HandAnalysis | None = None
-) -> tuple[SeatPanel, ...]:
-    """Every seat at this state, in seat order (with the Nil verdicts of ``analysis``)."""
-    variant = replay.variant
-    panels = []
-    for seat in variant.seats:
-        role = ""
-        if seat == state.dealer:
-            role = " · first player" if variant is Variant.TWO_PLAYER else " · dealer"
-        team = f" · team {variant.side_of(seat)}" if variant is Variant.FOUR_PLAYER else ""
-        title = f"{player(replay, seat)}{team}{role}"
-        holding = state.holdings[seat]
-        panels.append(
-            SeatPanel(
-                seat,
-                title,
-                bid_label(state.bids[seat]),
-                state.tricks_won[seat],
-                holding.bit_count(),
-                holding if can_see(viewer, seat) else None,
-                state.turn == seat,
-                nil_verdict(analysis, seat) if state.bids[seat] in (NIL, BLIND_NIL) else "",
-            )
-        )
-    return tuple(panels)
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,120 +124,14 @@ def play_marks(analysis: HandAnalysis | None) -> dict[int, str]:
     return {index: mark for index, mark in marks.items() if mark}
 
 
-def mark_md(mark: str) -> str:
-    """A card's mark as Markdown: costs in red, ``?`` in grey, Nil swings in violet.
-
-    >>> mark_md("-1 nil-"), mark_md("?"), mark_md("")
-    (' :red[**-1**] :violet[**nil-**]', ' :gray[?]', '')
-    """
-    out = []
-    for part in mark.split():
-        if part == "?":
-            out.append(" :gray[?]")
-        elif part.startswith("nil"):
-            out.append(f" :violet[**{part}**]")
-        else:
-            out.append(f" :red[**{part}**]")
-    return "".join(out)
-
-
 def played_count(state: HandState) -> int:
     """How many cards of the hand have been played at this state."""
     return len(state.tricks) * state.variant.seat_count + len(state.trick)
 
 
-def trick_md(replay: Replay, view: TrickView, marks: Marks | None = None) -> str:
-    """A trick as Markdown: who led, each card with its player (and its mark), and who
-    wins."""
-    first = (view.number - 1) * replay.variant.seat_count
-    found = marks or {}
-    cards = " · ".join(
-        f"{md(replay.players[seat].name, 40)} {cards_md([card])}"
-        f"{mark_md(found.get(first + position, ''))}"
-        for position, (seat, card) in enumerate(view.plays)
-    )
-    head = f"**Trick {view.number}**, led by {player(replay, view.leader)}: {cards}"
-    if view.complete:
-        return f"{head}  \nWon by **{player(replay, view.winner)}**."
-    return f"{head}  \nWinning so far: {player(replay, view.winner)}."
-
-
-def draft_rows(
-    replay: Replay, hand: HandReplay, index: int, viewer: Viewer
-) -> list[dict[str, str]]:
-    """The draft turns up to step ``index`` (two-player), one row per turn. A seat sees the
-    cards of her own turns only, and not the card she threw away unseen after keeping the
-    top one."""
-    rows: list[dict[str, str]] = []
-    timeline = hand.timeline
-    for step in timeline[1 : index + 1]:
-        action = step.action
-        if not isinstance(action, Draw):
-            continue
-        kept, thrown = drafted_cards(timeline[step.index - 1].state, step.state)
-        seen = can_see(viewer, action.seat)
-        saw_discard = viewer is None or (seen and not action.keep)
-        rows.append(
-            {
-                "turn": str(len(rows) + 1),
-                "player": plain(replay.players[action.seat].name, 60),
-                "kept": (card_label(kept) + (" (top)" if action.keep else " (next)"))
-                if seen
-                else "hidden",
-                "discarded": card_label(thrown) if saw_discard else "hidden",
-            }
-        )
-    return rows
-
-
-def trick_rows(
-    replay: Replay, state: HandState, marks: Marks | None = None
-) -> list[dict[str, str]]:
-    """The completed tricks so far, one row each: the card of every seat (with its mark),
-    leader, winner."""
-    rows = []
-    found = marks or {}
-    count = replay.variant.seat_count
-    for trick in state.tricks:
-        row = {"trick": str(trick.number), "led by": plain(replay.players[trick.leader].name, 60)}
-        cells = {}
-        for position, (seat, card) in enumerate(trick.plays):
-            mark = found.get((trick.number - 1) * count + position, "")
-            cells[seat] = f"{card_label(card)} {mark}".rstrip()
-        for seat in replay.variant.seats:
-            row[f"seat {seat}"] = cells[seat]
-        assert trick.winner is not None
-        row["won by"] = plain(replay.players[trick.winner].name, 60)
-        rows.append(row)
-    return rows
-
-
-def side_lines(replay: Replay, state: HandState, analysis: HandAnalysis | None = None) -> list[str]:
-    """Each side's contract and tricks so far, as Markdown, with the side's double-dummy
-    par when ``analysis`` is given (``?`` when the time cap struck first)."""
-    variant = replay.variant
-    lines = []
-    for side in (0, 1):
-        seats = variant.side_seats(side)
-        bids = [state.bids[seat] for seat in seats]
-        won = sum(state.tricks_won[seat] for seat in seats)
-        names = " & ".join(md(replay.players[seat].name, 60) for seat in seats)
-        if any(bid is None for bid in bids):
-            contract = "bidding"
-        else:
-            total = sum(bid for bid in bids if bid is not None and bid > 0)
-            contract = f"contract {total}" if total else "no contract"
-        line = f"**{names}** ({variant.side_name(side)}): {contract}, {won} trick(s) won"
-        if analysis is not None:
-            par = "?" if analysis.par is None else str(analysis.par[side])
-            line += f" · double-dummy par **{par}**"
-        lines.append(line)
-    return lines
-
-
-def played_md(replay: Replay, play: PlayAnalysis, viewer: Viewer) -> str:
+def played_md(replay: Replay, play: PlayAnalysis) -> str:
     """What the analysis says of one card played, as Markdown: its cost, what its side could
-    make before and after it, and the best cards (unless the viewer cannot see her hand)."""
+    make before and after it, and the best cards."""
     who = player(replay, play.seat)
     card = cards_md([play.card])
     if not play.analysed:
@@ -353,7 +142,7 @@ def played_md(replay: Replay, play: PlayAnalysis, viewer: Viewer) -> str:
         f"{who} played {card}: {verdict}. Before it {whose} could make **{play.best}** "
         f"trick(s), after it **{play.value}**."
     )
-    if play.cost and can_see(viewer, play.seat):
+    if play.cost:
         text += f" Best: {cards_md(play.best_cards)}."
     for swing in play.nil_swings:
         nil = player(replay, swing.seat)

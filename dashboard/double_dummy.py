@@ -43,6 +43,26 @@ ALTERNATIVES_TIME_CAP = 30.0
 REQUESTED = "double-dummy hands"
 """Session key: the four-player hands the user asked to analyse, with the cap asked for."""
 
+KNOWN = "double-dummy known"
+"""Session key: the analyses of the hands of the game shown, for its board: its key, and
+{hand number: analysis}."""
+
+
+def known(ref: GameRef) -> dict[int, HandAnalysis]:
+    """The analyses of the hands of the game at ``ref`` shown so far in this session."""
+    game, analyses = st.session_state.get(KNOWN, ("", {}))
+    return cast(dict[int, HandAnalysis], analyses) if game == ref.key else {}
+
+
+def learn(ref: GameRef, number: int, analysis: HandAnalysis) -> bool:
+    """Keep the analysis of hand ``number`` of the game at ``ref`` for its board; whether it
+    is new (the board then needs drawing again)."""
+    analyses = known(ref)
+    if analyses.get(number) == analysis:
+        return False
+    st.session_state[KNOWN] = (ref.key, {**analyses, number: analysis})
+    return True
+
 
 def _requested() -> dict[str, float]:
     return cast(dict[str, float], st.session_state.setdefault(REQUESTED, {}))
@@ -135,7 +155,6 @@ def alternatives(
     hand: HandReplay,
     step: int,
     analysis: HandAnalysis | None,
-    viewer: board.Viewer,
 ) -> None:
     """When ``step`` plays a card: what the analysis says of it, and on demand (a toggle)
     every legal card of that play with its value."""
@@ -146,16 +165,13 @@ def alternatives(
     index = board.played_count(current.state) - 1
     play: PlayAnalysis | None = analysis.plays[index] if analysis is not None else None
     if play is not None:
-        st.markdown(board.played_md(replay, play, viewer))
+        st.markdown(board.played_md(replay, play))
     slow = replay.variant is Variant.FOUR_PLAYER
     if not st.toggle(
         "Best alternatives: every legal card of this play with its value",
         key="alternatives",
         help="solved when switched on; it stays on from card to card",
     ):
-        return
-    if not board.can_see(viewer, action.seat):
-        st.caption("Her cards are hidden in this view.")
         return
     guess = play.value if play is not None else None
     if slow:

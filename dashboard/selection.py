@@ -72,17 +72,24 @@ def player_options(seats: pl.DataFrame) -> dict[str, str]:
     return dict(sorted(shown.items(), key=lambda item: (item[1].casefold(), item[0])))
 
 
-def game_labels(games: pl.DataFrame) -> list[str]:
-    """A label for each row of the games table: id, variant, sides and how it ended."""
+def game_labels(
+    games: pl.DataFrame, *, spoilers: bool = True, names: list[str] | None = None
+) -> list[str]:
+    """A label for each row of the games table: id (or the name given for it:
+    :func:`game_tokens`), variant, sides and how it ended (not without ``spoilers``)."""
     labels = []
-    for row in games.iter_rows(named=True):
+    ids = names if names is not None else games.get_column("game_id").to_list()
+    for name, row in zip(ids, games.iter_rows(named=True), strict=True):
         sides = f"{plain(row['side_0'], 60)} vs {plain(row['side_1'], 60)}"
+        if not spoilers:
+            labels.append(f"{plain(name, 60)} · {row['variant']} · {sides}")
+            continue
         scores = score_line((row["score_0"], row["score_1"]), row["winner"])
         if row["complete"]:
             ended = f"won by {plain(row['winner_players'], 60)}, {scores}"
         else:
             ended = f"unfinished, {scores} after {row['hands']} hand(s)"
-        labels.append(f"{plain(row['game_id'], 60)} · {row['variant']} · {sides} · {ended}")
+        labels.append(f"{plain(name, 60)} · {row['variant']} · {sides} · {ended}")
     return labels
 
 
@@ -100,3 +107,41 @@ def search(games: pl.DataFrame, text: str) -> pl.DataFrame:
         if column in games.columns:
             found = found | pl.col(column).str.to_lowercase().str.contains(wanted, literal=True)
     return games.filter(found.fill_null(False))
+
+
+def game_tokens(games: pl.DataFrame, numbers: list[int]) -> list[str]:
+    """How the address (and the game picker) names each game of ``numbers`` among
+    ``games``: its id, followed by ``~N`` for the N-th game of the same id (a store may
+    hold several), so that no two games are named alike.
+
+    >>> games = pl.DataFrame({"game": [0, 1, 2], "game_id": ["a", "b", "a"]})
+    >>> game_tokens(games, [2, 0, 1])
+    ['a~2', 'a', 'b']
+    """
+    wanted = games.filter(pl.col("game").is_in(numbers)).get_column("game_id").unique()
+    same = games.filter(pl.col("game_id").is_in(wanted.implode())).select(
+        "game", "game_id", pl.col("game").rank("ordinal").over("game_id").alias("position")
+    )
+    tokens = {
+        game: game_id if position == 1 else f"{game_id}~{position}"
+        for game, game_id, position in same.iter_rows()
+    }
+    return [tokens[number] for number in numbers]
+
+
+def game_of_token(games: pl.DataFrame, token: str) -> int | None:
+    """The game number the address's ``token`` names in ``games`` (:func:`game_token`), or
+    ``None`` when there is no such game. An id that itself ends in ``~N`` is taken as it is.
+
+    >>> games = pl.DataFrame({"game": [0, 1, 2], "game_id": ["a", "b", "a"]})
+    >>> [game_of_token(games, token) for token in ("a", "a~2", "a~3", "c")]
+    [0, 2, None, None]
+    """
+    exact = games.filter(pl.col("game_id") == token).get_column("game").sort()
+    if exact.len():
+        return int(exact[0])
+    game_id, tilde, position = token.rpartition("~")
+    if not tilde or not position.isdigit() or int(position) < 2:
+        return None
+    same = games.filter(pl.col("game_id") == game_id).get_column("game").sort()
+    return int(same[int(position) - 1]) if int(position) <= same.len() else None

@@ -3,9 +3,11 @@ between pages, uploads, and the game picker.
 
 Streamlit keeps a separate widget per page, even under the same key, so the game picked on
 the Replay page would not be the one the Game charts page shows. The session keeps the
-current game, hand, view and step under keys of its own: :func:`sync` gives a widget that
-value before it is drawn (or its default, when the value is not an option there), and
-:func:`keep`, its ``on_change`` callback, makes a value the user picks the session's.
+current game, hand, view and step, and the picker's search, under keys of its own:
+:func:`sync` gives a widget that value before it is drawn (or its default, when the value is
+not an option there), and :func:`keep`, its ``on_change`` callback, makes a value the user
+picks the session's. The game picked is also kept in the address (:mod:`.urlstate`), and
+stays listed in the picker whatever page of a large store's games the picker shows.
 """
 
 from __future__ import annotations
@@ -16,19 +18,23 @@ from typing import Any, cast
 
 import polars as pl
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from spades_replay.replayer.replay import Replay
 from spades_replay.stats.tables import Tables
 
+from . import urlstate
 from .data import UPLOAD_BYTES, GameRef, Loaded, Upload, replay_of
 from .markup import md
-from .selection import Filters, game_labels, search
+from .selection import Filters, game_labels, game_of_token, game_tokens, search
 from .store import StoreView
 
 CONTEXT = "context"
 OPENED = "opened uploads"
 _SHARED = "shared: "
+_NUMBER = "shared: game number"
+"""Session key: the number (in the tables) of the game picked, beside its key."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +66,12 @@ def sync(key: str, options: Sequence[Any], default: Any) -> None:
         value = default
         st.session_state[_SHARED + key] = value
     st.session_state[key] = value
+
+
+def in_fragment_run() -> bool:
+    """Whether this run is a fragment's alone (not the whole page's)."""
+    context = get_script_run_ctx()
+    return bool(context is not None and context.fragment_ids_this_run)
 
 
 def keep(key: str) -> None:
@@ -145,14 +157,37 @@ def open_upload(upload: Upload, game_key: str) -> None:
     for key in ("f_variant", "f_rules", "f_player"):
         st.session_state[key] = []
     set_value("game", game_key)
+    st.session_state.pop(_NUMBER, None)
+    _new_position()
+
+
+_MOVES = "position moves"
+"""Session key: how many times the position was set from elsewhere than the board."""
+
+
+def moved() -> None:
+    """The position was set from elsewhere than the board (a link, a new game): the board
+    is to go there."""
+    st.session_state[_MOVES] = moves() + 1
+
+
+def moves() -> int:
+    """How many times the position was set from elsewhere than the board."""
+    return int(st.session_state.get(_MOVES, 0))
+
+
+def _new_position() -> None:
+    """A new game starts at its first hand, before the deal's first action."""
     set_value("hand", 1)
     set_value("step", 0)
+    urlstate.drop("hand", "step")
+    moved()
 
 
-def _new_game() -> None:
+def _new_game(numbers: dict[str, int]) -> None:
     keep("game")
-    set_value("hand", 1)
-    set_value("step", 0)
+    st.session_state[_NUMBER] = numbers[st.session_state["game"]]
+    _new_position()
 
 
 @dataclass(frozen=True)
@@ -164,36 +199,80 @@ class Picked:
     replay: Replay
 
 
+def _arrived(context: Context, games: pl.DataFrame) -> None:
+    """The game named by an address that just arrived, made the session's (with a warning
+    when there is no such game among those the filters leave)."""
+    token = urlstate.take("game")
+    if token is None:
+        return
+    number = game_of_token(context.loaded.tables.games, token)
+    if number is None or games.filter(pl.col("game") == number).height == 0:
+        st.warning(f"The link names the game {md(token, 120)}, which is not among the games shown.")
+        return
+    set_value("game", context.loaded.ref(number).key)
+    st.session_state[_NUMBER] = number
+
+
+def _chosen(context: Context, games: pl.DataFrame) -> int | None:
+    """The number of the game the session holds, when it is still among ``games``."""
+    number = st.session_state.get(_NUMBER)
+    if number is None or games.filter(pl.col("game") == number).height == 0:
+        return None
+    if context.loaded.ref(number).key != st.session_state.get(_SHARED + "game"):
+        return None
+    return int(number)
+
+
 def pick_game(context: Context) -> Picked | None:
     """The game picker (games that pass the filters); the replay of the game picked, or
-    ``None`` (with a message) when there is none to show."""
+    ``None`` (with a message) when there is none to show. The game the session holds stays
+    listed, first, when the search or the page leaves it out. In spoiler-free mode (the
+    Replay page's switch) the labels leave out how the games ended."""
     games = context.view.games
     if games.height == 0:
-        if context.loaded.refs:
+        if context.loaded.refs or context.store is not None:
             st.info("No game matches the filters in the sidebar.")
         else:
             st.info("No valid game is loaded: give paths or upload records in the sidebar.")
         return None
-    games = _page_of(games)
-    if games.height == 0:
+    _arrived(context, games)
+    chosen = _chosen(context, games)
+    shown = _page_of(games)
+    if shown.height == 0:
         st.info("No game matches the search.")
+    if chosen is not None and shown.filter(pl.col("game") == chosen).height == 0:
+        shown = pl.concat([games.filter(pl.col("game") == chosen), shown])
+    if shown.height == 0:
         return None
-    numbers = games.get_column("game").to_list()
+    numbers = shown.get_column("game").to_list()
     refs = [context.loaded.ref(number) for number in numbers]
     keys = [ref.key for ref in refs]
-    labels = dict(zip(keys, game_labels(games), strict=True))
+    spoilers = not st.session_state.get(_SHARED + "spoiler_free", False)
+    tokens = game_tokens(context.loaded.tables.games, numbers)
+    names = game_labels(shown, spoilers=spoilers, names=tokens)
+    labels = dict(zip(keys, names, strict=True))
     sync("game", keys, keys[0])
     key = st.selectbox(
-        "Game", keys, key="game", format_func=labels.__getitem__, on_change=_new_game
+        "Game",
+        keys,
+        key="game",
+        format_func=labels.__getitem__,
+        on_change=_new_game,
+        args=(dict(zip(keys, numbers, strict=True)),),
     )
     index = keys.index(key)
+    number = numbers[index]
+    # the game shown is the session's, first one included, whatever the search shows next
+    st.session_state[_SHARED + "game"] = key
+    st.session_state[_NUMBER] = number
+    urlstate.keep(game=tokens[index])
     ref = refs[index]
     st.caption(md(ref.where, 300))
     replay = replay_of(ref, context.uploads)
     if replay is None:
         st.error(f"{md(ref.where, 300)} could not be read again: it changed or went away.")
         return None
-    return Picked(numbers[index], ref, replay)
+    return Picked(number, ref, replay)
 
 
 PAGE = 100
@@ -202,19 +281,31 @@ PAGE = 100
 
 def _page_of(games: pl.DataFrame) -> pl.DataFrame:
     """With more than :data:`PAGE` games, a search box (game id, player, file) and a page
-    number; the games of the page chosen."""
+    number, both shared by every page; the games of the page chosen."""
     if games.height <= PAGE:
         return games
     left, right = st.columns([3, 1], vertical_alignment="bottom")
-    text = left.text_input("Search games", key="game_search", placeholder="game id, player or file")
+    st.session_state["game_search"] = st.session_state.get(_SHARED + "game_search", "")
+    text = left.text_input(
+        "Search games",
+        key="game_search",
+        placeholder="game id, player or file",
+        on_change=keep,
+        args=("game_search",),
+    )
     found = search(games, text)
     pages = max(1, -(-found.height // PAGE))
+    sync("game_page", range(1, pages + 1), 1)
     page = right.number_input(
-        f"Page (of {pages})", min_value=1, max_value=pages, value=1, key="game_page"
+        f"Page (of {pages})",
+        min_value=1,
+        max_value=pages,
+        key="game_page",
+        on_change=keep,
+        args=("game_page",),
     )
-    page = min(int(page), pages)
     st.caption(f"{found.height} game(s) found; {PAGE} a page.")
-    return found.slice((page - 1) * PAGE, PAGE)
+    return found.slice((int(page) - 1) * PAGE, PAGE)
 
 
 def game_rows(frame: pl.DataFrame, game: int) -> pl.DataFrame:

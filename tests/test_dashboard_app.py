@@ -13,6 +13,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 import orjson
 import polars as pl
@@ -25,6 +26,7 @@ from spades_replay.analysis import KERNEL_VARIABLE, Solver, analyze_hand, positi
 from spades_replay.analysis import play as analysis_play
 from spades_replay.analysis import solver as analysis_solver
 from spades_replay.engine.actions import PlayCard
+from spades_replay.engine.cards import cards_of
 from spades_replay.plumbing.corpus import sample_paths
 from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.replayer.validate import CorpusValidation
@@ -37,12 +39,16 @@ from spades_replay.text import card_label
 from .conftest import FIXTURES, INVALID_FIXTURES, fixture_records
 from .support.apptest import (
     ENTRY,
+    board_data,
+    board_start,
+    board_step,
     charts_of,
     markdown_of,
     open_app,
     pick_game,
     run_app,
     table_of,
+    tell,
 )
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
@@ -58,12 +64,9 @@ def _hostile() -> bytes:
     return orjson.dumps(record)
 
 
-def _step_text(at: AppTest) -> str:
-    return next(md.value for md in at.main.markdown if md.value.startswith("**Step "))
-
-
-def _trick_text(at: AppTest) -> str:
-    return next(md.value for md in at.main.markdown if md.value.startswith("**Trick "))
+def _words(parts: list[Any]) -> str:
+    """A sentence of the board's data as text, its cards as the dashboard writes them."""
+    return "".join(part if isinstance(part, str) else card_label(part["c"]) for part in parts)
 
 
 @pytest.fixture
@@ -100,7 +103,6 @@ def _line(path: str, line: int) -> bytes:
 
 def test_opens_clean_on_the_sample_records_of_the_fixtures(app: AppTest) -> None:
     """The default dashboard shows the valid samples, not fixtures/invalid: no warning."""
-    assert app.title[0].value == "Replay"
     games, hands = _fixture_counts()
     assert app.sidebar.markdown[0].value == (
         f"**{games}** valid game(s), **{hands}** complete hand(s)"
@@ -112,90 +114,89 @@ def test_opens_clean_on_the_sample_records_of_the_fixtures(app: AppTest) -> None
     picker = app.selectbox(key="game")
     assert len(picker.options) == games
     assert picker.options[0].startswith("four-player-s12-000000 · four-player · Alex & Charlie")
-    assert _step_text(app).startswith("**Step 0 of 57** · bidding · spades not broken yet")
+    assert board_start(app) == (1, 0)
+    first = board_step(app, 1, 0)
+    assert (first["phase"], first["broken"], first["text"]) == (
+        "bidding",
+        False,
+        ["The cards are dealt."],
+    )
+    assert len(board_data(app)["game"]["hands"][0]["steps"]) == 58
 
 
-def test_stepping_card_by_card_and_trick_by_trick_changes_the_trick_shown(app: AppTest) -> None:
-    run_app(app.button(key="next_trick").click())
-    setup_end = app.slider(key="step").value
-    assert "No card played yet." in [caption.value for caption in app.main.caption]
-    run_app(app.button(key="next_card").click())
-    assert app.slider(key="step").value == setup_end + 1
-    first = _trick_text(app)
-    assert first.startswith("**Trick 1**, led by")
-    assert "Winning so far" in first
-    run_app(app.button(key="next_trick").click())
-    assert app.slider(key="step").value == setup_end + 4
-    assert "Won by" in _trick_text(app)
-    run_app(app.button(key="next_trick").click())
-    second = _trick_text(app)
-    assert second.startswith("**Trick 2**")
-    assert second != first
-    run_app(app.button(key="prev_trick").click())
-    assert _trick_text(app).startswith("**Trick 1**")
-    run_app(app.button(key="prev_card").click())
-    assert app.slider(key="step").value == setup_end + 3
-    assert "Winning so far" in _trick_text(app)
-    run_app(app.button(key="last").click())
-    assert app.slider(key="step").value == 57
-    assert app.button(key="next_card").disabled
-    assert table_of(app, "").shape == (8, 3)  # the score sheet: 8 lines, 2 sides
-    run_app(app.button(key="first").click())
-    assert app.slider(key="step").value == 0
-    assert app.button(key="prev_card").disabled
-
-
-def test_the_slider_moves_to_any_step(app: AppTest) -> None:
-    run_app(app.slider(key="step").set_value(30))
-    assert _step_text(app).startswith("**Step 30 of 57** · play")
+def _first_game() -> Replay:
     first = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
-    state = spades_replay.replay(spades_replay.loads(first)).hands[0].timeline[30].state
-    tricks = table_of(app, "won by")
-    assert list(tricks["trick"]) == [str(trick.number) for trick in state.tricks]
-    assert f"**Trick {len(state.tricks) + 1}**" in _trick_text(app)
+    return spades_replay.replay(spades_replay.loads(first))
 
 
-def test_jumping_to_a_hand_starts_it_from_the_deal(app: AppTest) -> None:
-    run_app(app.slider(key="step").set_value(20))
-    run_app(app.selectbox(key="hand").select(3))
-    assert app.slider(key="step").value == 0
-    assert "Going into hand 3:" in markdown_of(app)
-    assert app.selectbox(key="hand").options == [f"Hand {n} of 4" for n in range(1, 5)]
+def test_the_board_is_sent_every_step_of_every_hand(app: AppTest) -> None:
+    replay = _first_game()
+    game = board_data(app)["game"]
+    assert [hand["number"] for hand in game["hands"]] == [1, 2, 3, 4]
+    hand = replay.hands[0]
+    data = game["hands"][0]
+    assert data["marks"] == list(hand.trick_marks)
+    first = hand.outcome.play.tricks[0]
+    during = data["steps"][hand.trick_marks[0] + 2]["trick"]
+    assert [card for _, card in during["plays"]] == list(first.cards[:2])
+    assert not during["complete"]
+    assert [len(row) for row in data["score"]] == [3] * 8  # the score sheet: 8 lines, 2 sides
+    done = data["steps"][hand.trick_marks[1]]
+    assert done["trick"]["complete"]
+    assert _words(done["text"]).endswith("wins trick 1.")
+    # the data is built once: a run after a step sends the same
+    before = board_data(app)["game"]
+    tell(app, 1, 30)
+    assert board_data(app)["game"] == before
 
 
-def test_the_replay_page_charts_the_game_so_far_at_the_hand_shown(app: AppTest) -> None:
-    first = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
-    replay = spades_replay.replay(spades_replay.loads(first))
+def test_the_position_the_board_tells_moves_the_chart_and_the_address(app: AppTest) -> None:
+    replay = _first_game()
     (chart,) = charts_of(app)
     assert chart["layout"]["title"]["text"] == "Running score"
     assert [trace["y"][-1] for trace in chart["data"]] == list(replay.result.scores)
     assert chart["layout"]["shapes"][-1]["x0"] == 1
-    run_app(app.selectbox(key="hand").select(3))
+    tell(app, 3, 7)
     (chart,) = charts_of(app)
     assert chart["layout"]["shapes"][-1]["x0"] == 3
+    assert (app.query_params["hand"], app.query_params["step"]) == ("3", "7")
+    # a run of the whole page starts the board where it was told to be
+    run_app(app.selectbox(key="view").select(2))
+    assert board_start(app) == (3, 7)
 
 
 def test_one_seats_view_hides_the_other_hands(app: AppTest) -> None:
-    hidden = [md.value for md in app.main.markdown if "hidden]" in md.value]
-    assert hidden == []
+    replay = _first_game()
+    for hand in board_data(app)["game"]["hands"]:
+        assert all(isinstance(cards, list) for cards in hand["steps"][0]["hands"])
     run_app(app.selectbox(key="view").select(1))
-    hidden = [md.value for md in app.main.markdown if md.value.endswith("card(s), hidden]")]
-    assert hidden == [":gray[13 card(s), hidden]"] * 3
     assert app.selectbox(key="view").value == 1
+    game = board_data(app)["game"]
+    assert game["viewer"] == 1
+    for number, hand in enumerate(game["hands"], start=1):
+        dealt = replay.hands[number - 1].outcome.dealt
+        assert hand["steps"][0]["hands"] == [13, sorted(cards_of(dealt[1])), 13, 13]
+        assert hand["analysis"] is None
+    words = [caption.value for caption in app.main.caption]
+    assert any(text.startswith("Double dummy reads every hand") for text in words)
 
 
 def test_a_two_player_game_shows_its_draft_and_the_end_of_an_unfinished_hand(
     app: AppTest,
 ) -> None:
     pick_game(app, "two-player-unfinished")
-    assert app.slider(key="step").value == 0
-    assert "The deck is shuffled, face down" in _step_text(app)
-    run_app(app.slider(key="step").set_value(4))
-    assert table_of(app, "turn").shape[0] == 4
-    assert " keeps " in _step_text(app) or " discards " in _step_text(app)
-    run_app(app.selectbox(key="hand").select(3))
-    run_app(app.button(key="last").click())
-    assert "The record stops here" in app.main.warning[0].value
+    assert board_start(app) == (1, 0)
+    game = board_data(app)["game"]
+    assert game["seats"] == 2
+    first = game["hands"][0]
+    assert _words(first["steps"][0]["text"]).startswith("The deck is shuffled, face down")
+    drafts = [entry for entry in first["log"] if entry["kind"] == "draft"]
+    assert len(drafts) == 26
+    assert " keeps " in _words(first["steps"][drafts[3]["step"]]["text"])
+    last = game["hands"][-1]
+    assert last["number"] == 3
+    assert not last["complete"]
+    assert last["score"] is None
 
 
 def test_game_charts_draw_the_picked_game_from_its_tables() -> None:
@@ -346,12 +347,13 @@ def test_a_valid_upload_opens_in_the_replay_page() -> None:
     assert at.success[0].value == f"**{md('evil.json')}**: 1 record(s), all valid."
     digest = hashlib.sha256(hostile).hexdigest()
     run_app(at.button(key=f"open {digest}").click())
-    assert at.title[0].value == "Replay"
+    assert board_start(at) == (1, 0)  # the Replay page's board
     assert at.multiselect(key="f_variant").value == []
     assert at.selectbox(key="game").value.startswith(f"upload|{digest[:16]}|")
     assert at.sidebar.markdown[0].value.startswith(f"**{_fixture_counts()[0] + 1}** valid game(s)")
     text = markdown_of(at)
-    assert f"{md(HOSTILE_NAME, 60)} (seat 0)" in text
+    # the board sets names as text, never as markup; Markdown gets them escaped
+    assert board_data(at)["game"]["players"][0] == HOSTILE_NAME
     assert "[click](" not in text
     assert f"**{md('[evil](https://evil.example)', 120)}**" in text
 
@@ -422,18 +424,16 @@ def test_a_two_player_hand_is_analysed_on_the_fly(app: AppTest) -> None:
     analysis = analyze_hand(hand)
     assert analysis.par is not None
     costly = next(play for play in analysis.plays if play.cost)
-    run_app(app.slider(key="step").set_value(_step_of_play(hand, costly.index)))
-    # the card on the table carries its cost; the summary says what it cost and what was best
-    assert f"{card_md(costly.card)} :red[**-{costly.cost}**]" in _trick_text(app)
+    tell(app, 1, _step_of_play(hand, costly.index))
+    # every card of the hand carries its cost on the board, the par beside each contract
+    marked = board_data(app)["game"]["hands"][0]["analysis"]
+    assert marked["marks"][str(costly.index)] == f"-{costly.cost}"
+    assert set(marked["marks"]) == {str(play.index) for play in analysis.plays if play.cost}
+    assert marked["par"] == list(analysis.par)
+    # the card just played: what it cost and what was best
     summary = next(text.value for text in app.main.markdown if " played " in text.value)
     assert f"it cost **{costly.cost}** trick(s)" in summary
     assert f"Best: {' '.join(card_md(card) for card in costly.best_cards)}." in summary
-    # the par beside each side's contract
-    sides = next(text.value for text in app.main.markdown if "double-dummy par" in text.value)
-    for bid, par in zip((7, 5), analysis.par, strict=True):
-        assert re.search(
-            rf"contract {bid}, \d+ trick\(s\) won · double-dummy par \*\*{par}\*\*", sides
-        )
     # the best alternatives, on demand: every legal card with its value
     assert not [frame for frame in app.dataframe if "tricks" in frame.value.columns]
     run_app(app.toggle(key="alternatives").set_value(True))
@@ -448,24 +448,19 @@ def test_a_two_player_hand_is_analysed_on_the_fly(app: AppTest) -> None:
     } == best
     played = shown[shown["note"].str.contains("played")]
     assert list(played["cost"]) == [f"-{costly.cost}"]
-    # the tricks table marks the cards of the tricks so far
-    run_app(app.button(key="last").click())
-    rows = table_of(app, "won by")
-    cells = [cell for column in ("seat 0", "seat 1") for cell in rows[column]]
-    marked = [cell for cell in cells if cell.endswith(tuple(f" -{n}" for n in range(1, 14)))]
-    assert len(marked) == sum(1 for play in analysis.plays if play.cost)
 
 
 def test_a_nil_shows_its_verdict_beside_the_bid(app: AppTest) -> None:
     pick_game(app, "fixture-two-player-tie-plays-on")
-    run_app(app.selectbox(key="hand").select(5))
     replayed = spades_replay.replay(
         spades_replay.load(FIXTURES / "two-player" / "tie-plays-on.json")
     )
     (nil,) = analyze_hand(replayed.hands[4]).nils
-    run_app(app.button(key="last").click())
+    tell(app, 5, len(replayed.hands[4].timeline) - 1)
     verdict = "makeable" if nil.makeable else "doomed"
-    assert f"Bid **Nil** · {verdict} double dummy · tricks won **0**" in markdown_of(app)
+    verdicts = board_data(app)["game"]["hands"][4]["analysis"]["verdicts"]
+    assert verdicts[nil.seat] == f"{verdict} double dummy"
+    assert verdicts[1 - nil.seat] == ""
     notes = markdown_of(app)
     assert f"Nil of Drew (seat {nil.seat}): **{verdict}** from the start of play" in notes
 
@@ -480,18 +475,11 @@ def pure_python_app(monkeypatch: pytest.MonkeyPatch) -> AppTest:
 def test_a_four_player_hand_is_analysed_at_once_with_the_compiled_kernel(app: AppTest) -> None:
     pytest.importorskip("numba")
     assert not [button for button in app.button if button.key == "analyse_hand"]
-    run_app(app.button(key="last").click())
-    replayed = spades_replay.replay(
-        spades_replay.loads(
-            (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
-        )
-    )
-    par = analyze_hand(replayed.hands[0]).par
+    par = analyze_hand(_first_game().hands[0]).par
     assert par is not None
-    markdown = markdown_of(app)
-    for made in par:
-        assert f"double-dummy par **{made}**" in markdown
-    assert not any(cell.endswith("?") for cell in table_of(app, "won by")["seat 0"])
+    marked = board_data(app)["game"]["hands"][0]["analysis"]
+    assert marked["par"] == list(par)
+    assert "?" not in marked["marks"].values()
 
 
 class SearchClock:
@@ -516,43 +504,19 @@ def test_a_four_player_hand_waits_for_its_button_and_says_when_capped(
     app = pure_python_app
     assert app.button(key="analyse_hand").label == "Analyse this hand"
     assert app.number_input(key="hand_time_cap").value == 30.0
-    run_app(app.button(key="last").click())
-    assert "double-dummy par" not in markdown_of(app)
-    assert not any(cell.endswith("?") for cell in table_of(app, "won by")["seat 0"])
+    assert board_data(app)["game"]["hands"][0]["analysis"] is None
     run_app(app.number_input(key="hand_time_cap").set_value(0.1))
     run_app(app.button(key="analyse_hand").click())
     (warning,) = [w.value for w in app.main.warning if w.value.startswith("The time cap")]
     skipped = int(re.search(r"the first (\d+) of 52 cards", warning).group(1))  # type: ignore[union-attr]
     assert 0 < skipped < 52
     assert "the later cards keep their costs" in warning
-    assert "double-dummy par **?**" in markdown_of(app)
-    rows = table_of(app, "won by")
-    replayed = spades_replay.replay(
-        spades_replay.loads(
-            (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[0]
-        )
-    )
-    tricks = replayed.hands[0].outcome.play.tricks
-    for trick in tricks:
-        for position, (seat, _) in enumerate(trick.plays):
-            cell = rows[f"seat {seat}"][trick.number - 1]
-            index = (trick.number - 1) * 4 + position
-            assert cell.endswith(" ?") == (index < skipped), (index, cell)
+    marked = board_data(app)["game"]["hands"][0]["analysis"]
+    assert marked["par"] is None
+    for index in range(52):
+        assert (marked["marks"].get(str(index), "").startswith("?")) == (index < skipped), index
     # a capped hand can be asked for again, with another cap
     assert app.button(key="analyse_hand").label == "Analyse again with this cap"
-
-
-def test_a_seats_view_hides_the_alternatives_of_hidden_hands(app: AppTest) -> None:
-    pick_game(app, "fixture-two-player-mercy")
-    hand = _mercy().hands[0]
-    first = hand.timeline[_step_of_play(hand, 0)]
-    assert isinstance(first.action, PlayCard)
-    other = 1 - first.action.seat
-    run_app(app.selectbox(key="view").select(other))
-    run_app(app.slider(key="step").set_value(first.index))
-    run_app(app.toggle(key="alternatives").set_value(True))
-    assert "Her cards are hidden in this view." in [caption.value for caption in app.main.caption]
-    assert not [frame for frame in app.dataframe if "tricks" in frame.value.columns]
 
 
 def test_corpus_stats_analyse_on_request_and_report_capped_hands() -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import polars as pl
 import pytest
-from spades_replay.dashboard import board, data, markup, selection
+from spades_replay.dashboard import board, data, markup, selection, timeline
 from spades_replay.dashboard.markup import cards_md
 
 import spades_replay
@@ -31,8 +31,8 @@ from spades_replay.analysis import (
     position_before,
 )
 from spades_replay.cli import dashboard_cmd, main
-from spades_replay.engine.actions import Draw, Exchange, PlayCard
-from spades_replay.engine.cards import parse_card
+from spades_replay.engine.actions import Exchange, PlayCard
+from spades_replay.engine.cards import cards_of, parse_card
 from spades_replay.engine.state import Phase
 from spades_replay.plumbing.limits import Limits
 from spades_replay.replayer.replay import Replay, next_mark, previous_mark
@@ -47,7 +47,7 @@ def _replay(name: str) -> Replay:
     return spades_replay.replay(spades_replay.load(FIXTURES / f"{name}.json"))
 
 
-@pytest.mark.parametrize("module", [board, markup], ids=lambda module: module.__name__)
+@pytest.mark.parametrize("module", [board, markup, selection], ids=lambda module: module.__name__)
 def test_docstring_examples(module: object) -> None:
     failures, tried = doctest.testmod(module, raise_on_error=False)  # type: ignore[arg-type]
     assert tried
@@ -77,78 +77,107 @@ def test_a_holding_is_grouped_by_suit_spades_first_red_suits_in_red() -> None:
 
 def test_trick_marks_stop_before_the_first_card_and_after_every_trick() -> None:
     hand = _replay("four-player/standard-game").hands[0]
-    marks = board.trick_marks(hand)
-    timeline = hand.timeline
+    marks = timeline.hand_data(_replay("four-player/standard-game"), hand, None)["marks"]
+    steps = hand.timeline
+    assert marks == list(hand.trick_marks)
     assert len(marks) == 14
-    assert isinstance(timeline[marks[0] + 1].action, PlayCard)
-    assert not isinstance(timeline[marks[0]].action, PlayCard)
+    assert isinstance(steps[marks[0] + 1].action, PlayCard)
+    assert not isinstance(steps[marks[0]].action, PlayCard)
     for number, mark in enumerate(marks[1:], start=1):
-        assert len(timeline[mark].state.tricks) == number
-        assert timeline[mark].state.trick == ()
-    assert marks[-1] == len(timeline) - 1
-    assert next_mark(marks, 0, len(timeline) - 1) == marks[0]
-    assert next_mark(marks, marks[3], len(timeline) - 1) == marks[4]
-    assert previous_mark(marks, marks[3] + 2) == marks[3]
+        assert len(steps[mark].state.tricks) == number
+        assert steps[mark].state.trick == ()
+    assert marks[-1] == len(steps) - 1
+    assert next_mark(hand.trick_marks, 0, len(steps) - 1) == marks[0]
+    assert next_mark(hand.trick_marks, marks[3], len(steps) - 1) == marks[4]
+    assert previous_mark(hand.trick_marks, marks[3] + 2) == marks[3]
 
 
-def test_a_seat_view_hides_the_other_seats_cards() -> None:
+def _cards_in(value: Any) -> set[int]:
+    """Every card named anywhere in some of the board's data (``{"c": card}`` parts, and
+    the card fields of steps and log entries)."""
+    found: set[int] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key in ("c", "card", "kept", "thrown") and isinstance(item, int):
+                found.add(item)
+            elif key in ("out", "in") and isinstance(item, list):
+                found.update(item)
+            else:
+                found |= _cards_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            found |= _cards_in(item)
+    return found
+
+
+def test_the_board_data_holds_every_step_of_every_hand() -> None:
     replay = _replay("four-player/standard-game")
-    state = replay.hands[0].timeline[10].state
-    everyone = board.seat_panels(replay, state, None)
-    assert [panel.cards for panel in everyone] == list(state.holdings)
-    alone = board.seat_panels(replay, state, 2)
-    assert [panel.cards is None for panel in alone] == [True, True, False, True]
-    assert [panel.count for panel in alone] == [mask.bit_count() for mask in state.holdings]
-    assert "Charlie" in alone[2].title
-    dealer = replay.hands[0].outcome.dealer
-    assert [("dealer" in panel.title) for panel in alone] == [s == dealer for s in range(4)]
-    assert [panel.to_act for panel in alone].count(True) == 1
+    game = timeline.game_data(replay, None)
+    assert game["seats"] == 4
+    assert game["players"] == [player.name for player in replay.players]
+    assert game["sideOf"] == [0, 1, 0, 1]
+    assert game["cards"]["ranks"][12] + game["cards"]["suits"][3] == card_label(parse_card("AS"))
+    assert len(game["hands"]) == len(replay.hands)
+    hand = replay.hands[0]
+    data = game["hands"][0]
+    assert len(data["steps"]) == len(hand.timeline)
+    assert data["dealer"] == hand.outcome.dealer
+    for step, state in zip(data["steps"], (step.state for step in hand.timeline), strict=True):
+        assert step["hands"] == [cards_of(holding) for holding in state.holdings]
+        assert step["won"] == list(state.tricks_won)
+        assert step["turn"] == state.turn
+    first = hand.outcome.play.tricks[0]
+    marks = data["marks"]
+    during = data["steps"][marks[0] + 2]["trick"]
+    assert (during["number"], during["leader"], during["complete"]) == (1, first.leader, False)
+    assert [card for _, card in during["plays"]] == list(first.cards[:2])
+    done = data["steps"][marks[1]]["trick"]
+    assert (done["complete"], done["winner"]) == (True, first.winner)
+    assert data["steps"][0]["trick"] is None
+    assert data["steps"][0]["text"] == ["The cards are dealt."]
+    play = data["steps"][marks[0] + 1]["text"]
+    assert play[1] == {"c": first.cards[0]}
+    cards = [entry for entry in data["log"] if entry["kind"] == "card"]
+    assert [entry["card"] for entry in cards[:4]] == list(first.cards)
+    assert [entry["play"] for entry in cards] == list(range(52))
+    assert data["score"] == board.score_rows(replay, hand.scores)
+    assert data["before"] == {"scores": [0, 0], "bags": [0, 0]}
+    assert game["hands"][1]["before"]["scores"] == [side.score for side in hand.scores]
 
 
-def test_the_trick_on_the_table_in_progress_then_complete() -> None:
+def test_a_seat_sees_only_her_own_hand() -> None:
     replay = _replay("four-player/standard-game")
     hand = replay.hands[0]
-    marks = board.trick_marks(hand)
-    first = hand.outcome.play.tricks[0]
-    during = board.trick_view(hand.timeline[marks[0] + 2].state)
-    assert during is not None
-    assert not during.complete
-    assert during.number == 1
-    assert during.leader == first.leader
-    assert [card for _, card in during.plays] == list(first.cards[:2])
-    done = board.trick_view(hand.timeline[marks[1]].state)
-    assert done is not None
-    assert done.complete
-    assert done.winner == first.winner
-    text = board.trick_md(replay, done)
-    assert text.startswith("**Trick 1**, led by")
-    assert f"Won by **{board.player(replay, first.winner)}**" in text
-    assert board.trick_view(hand.timeline[0].state) is None
+    alone = timeline.hand_data(replay, hand, 2)
+    for step, state in zip(alone["steps"], (step.state for step in hand.timeline), strict=True):
+        assert step["hands"][2] == cards_of(state.holdings[2])
+        for seat in (0, 1, 3):
+            assert step["hands"][seat] == state.holdings[seat].bit_count()
+    # the cards of the others she is ever told of are those played, once played
+    played = {card for trick in hand.outcome.play.tricks for card in trick.cards}
+    dealt = set(cards_of(hand.outcome.dealt[2]))
+    assert _cards_in(alone) <= played | dealt
 
 
 def test_the_draft_shows_a_seat_only_what_she_saw() -> None:
     replay = _replay("two-player/standard-game")
     hand = replay.hands[0]
-    index = 26  # the whole draft
-    everyone = board.draft_rows(replay, hand, index, None)
+    dealer = hand.outcome.dealer
+    everyone = [e for e in timeline.hand_data(replay, hand, None)["log"] if e["kind"] == "draft"]
     assert len(everyone) == 26
-    assert "hidden" not in str(everyone)
-    mine = board.draft_rows(replay, hand, index, hand.outcome.dealer)
-    for row, full, step in zip(mine, everyone, hand.timeline[1 : index + 1], strict=True):
-        action = step.action
-        assert isinstance(action, Draw)
-        if action.seat != hand.outcome.dealer:
-            assert row["kept"] == row["discarded"] == "hidden"
+    assert all(entry["kept"] is not None and entry["thrown"] is not None for entry in everyone)
+    mine = [e for e in timeline.hand_data(replay, hand, dealer)["log"] if e["kind"] == "draft"]
+    for row, full in zip(mine, everyone, strict=True):
+        if row["seat"] != dealer:
+            assert row["kept"] is None
+            assert row["thrown"] is None
         else:
             assert row["kept"] == full["kept"]
-            assert (row["discarded"] == "hidden") == action.keep
-    opponent = next(
-        step.index for step in hand.timeline[1:] if step.action.seat != hand.outcome.dealer
-    )
-    words = board.describe(replay, hand, opponent, hand.outcome.dealer)
-    assert words.endswith("takes a draft turn.")
-    assert "♠" not in words
-    assert "♥" not in words
+            assert (row["thrown"] is None) == row["keep"]
+    opponent = next(step.index for step in hand.timeline[1:] if step.action.seat != dealer)
+    words = timeline.describe(replay, hand, opponent, dealer)
+    assert words == [f"{replay.players[1 - dealer].name} (seat {1 - dealer}) takes a draft turn."]
+    assert _cards_in(words) == set()
 
 
 def test_a_blind_nil_exchange_is_seen_by_the_partners_only() -> None:
@@ -160,11 +189,29 @@ def test_a_blind_nil_exchange_is_seen_by_the_partners_only() -> None:
     viewers = [(None, True), (bidder, True), (partner, True)]
     viewers += [(seat, False) for seat in opponents]
     for viewer, seen in viewers:
-        text = board.exchange_md(replay, exchange, viewer)
-        assert ("puts away" in text) is seen, viewer
-        assert ("exchanges 3 card(s) with her partner" in text) is not seen
+        parts = timeline.exchange_parts(replay, exchange, viewer)
+        assert (parts[0] == "puts away ") is seen, viewer
+        assert (parts == ["exchanges 3 card(s) with her partner."]) is not seen
+        (entry,) = [
+            e for e in timeline.hand_data(replay, hand, viewer)["log"] if e["kind"] == "exchange"
+        ]
+        assert (entry["out"] == list(exchange.out)) is seen
+        assert (entry["out"] == len(exchange.out)) is not seen
     step = next(step for step in hand.timeline if isinstance(step.action, Exchange))
-    assert "(Blind Nil) puts away" in board.describe(replay, hand, step.index, None)
+    assert timeline.describe(replay, hand, step.index, None)[1] == "puts away "
+
+
+def test_the_analysis_goes_to_the_full_view_only() -> None:
+    replay = _replay("two-player/mercy")
+    analysis = _mercy_analysis()
+    full = timeline.hand_data(replay, replay.hands[0], None, analysis)["analysis"]
+    assert full["marks"] == {str(i): mark for i, mark in board.play_marks(analysis).items()}
+    assert full["marks"]
+    assert full["par"] == list(analysis.par)
+    assert full["verdicts"] == ["", ""]
+    assert timeline.hand_data(replay, replay.hands[0], 0, analysis)["analysis"] is None
+    game = timeline.game_data(replay, 1, {1: analysis})
+    assert game["hands"][0]["analysis"] is None
 
 
 def test_the_score_table_is_the_hands_score_sheet() -> None:
@@ -183,16 +230,9 @@ def test_the_score_table_is_the_hands_score_sheet() -> None:
     assert board.scores_before(replay, replay.hands[0]) == ((0, 0), (0, 0))
 
 
-def test_bids_sides_and_result_in_words() -> None:
+def test_phases_and_result_in_words() -> None:
     replay = _replay("four-player/standard-game")
-    hand = replay.hands[0]
-    start, end = hand.timeline[0].state, hand.timeline[-1].state
-    assert board.side_lines(replay, start)[0].endswith("bidding, 0 trick(s) won")
-    team = sum(bid for bid in hand.outcome.bids[0::2] if bid > 0)
-    assert (
-        f"contract {team}, {end.tricks_won[0] + end.tricks_won[2]} trick(s)"
-        in (board.side_lines(replay, end)[0])
-    )
+    end = replay.hands[0].timeline[-1].state
     assert board.phase_label(end) == "hand over"
     assert end.phase is Phase.DONE
     assert board.result_md(replay).startswith("**Alex \\& Charlie** reached the target")
@@ -226,39 +266,11 @@ def test_each_card_is_marked_with_its_cost() -> None:
     assert board.play_marks(None) == {}
 
 
-def test_the_trick_and_the_tricks_table_carry_the_marks() -> None:
-    replay = _replay("two-player/mercy")
-    hand = replay.hands[0]
-    marks = {2: "-1", 3: "?"}
-    step = next(
-        step for step in hand.timeline if board.played_count(step.state) == 4 and step.action
-    )
-    view = board.trick_view(step.state)
-    assert view is not None
-    assert view.number == 2
-    text = board.trick_md(replay, view, marks)
-    first, second = (cards_md([card]) for _, card in view.plays)
-    assert f"{first} :red[**-1**] · " in text
-    assert f"{second} :gray[?]" in text
-    assert board.trick_md(replay, view) == board.trick_md(replay, view, {})
-    rows = board.trick_rows(replay, step.state, marks)
-    (leader, card), (follower, other) = view.plays
-    assert rows[1][f"seat {leader}"] == f"{card_label(card)} -1"
-    assert rows[1][f"seat {follower}"] == f"{card_label(other)} ?"
-    assert "-" not in rows[0]["seat 0"] + rows[0]["seat 1"]
-
-
-def test_the_par_beside_each_sides_contract_and_the_nil_verdicts() -> None:
+def test_the_nil_verdicts_and_the_notes_of_a_hand() -> None:
     replay = _replay("two-player/mercy")
     analysis = _mercy_analysis()
-    assert analysis.par is not None
-    end = replay.hands[0].timeline[-1].state
-    lines = board.side_lines(replay, end, analysis)
-    for side in (0, 1):
-        assert lines[side].endswith(f" · double-dummy par **{analysis.par[side]}**")
     capped = dataclasses.replace(analysis, par=None, capped=True)
-    assert board.side_lines(replay, end, capped)[0].endswith("double-dummy par **?**")
-    assert board.side_lines(replay, end) == [line.split(" · ")[0] for line in lines]
+    assert timeline.hand_data(replay, replay.hands[0], None, capped)["analysis"]["par"] is None
     nil = NilAnalysis(1, False, True, 0, True)
     with_nil = dataclasses.replace(analysis, nils=(nil,))
     assert board.nil_verdict(with_nil, 1) == "makeable double dummy"
@@ -275,20 +287,18 @@ def test_the_par_beside_each_sides_contract_and_the_nil_verdicts() -> None:
     )
 
 
-def test_what_a_card_cost_and_the_best_cards_unless_her_hand_is_hidden() -> None:
+def test_what_a_card_cost_and_the_best_cards() -> None:
     replay = _replay("two-player/mercy")
     costly = _play()
-    text = board.played_md(replay, costly, None)
+    text = board.played_md(replay, costly)
     assert text.startswith(f"Drew (seat 1) played {cards_md([costly.card])}: it cost **1**")
     assert (
         f"Before it she could make **{costly.best}** trick(s), after it **{costly.value}**." in text
     )
     assert f"Best: {cards_md(costly.best_cards)}." in text
-    assert "Best:" in board.played_md(replay, costly, 1)
-    assert "Best:" not in board.played_md(replay, costly, 0)
-    assert "a best play" in board.played_md(replay, _play(best=costly.value), None)
-    assert "not analysed" in board.played_md(replay, _play(best=None, value=None), None)
-    live = board.played_md(replay, _play(nil_live=True, nil_swings=(NilSwing(0, False),)), None)
+    assert "a best play" in board.played_md(replay, _play(best=costly.value))
+    assert "not analysed" in board.played_md(replay, _play(best=None, value=None))
+    live = board.played_md(replay, _play(nil_live=True, nil_swings=(NilSwing(0, False),)))
     assert "It lost Megan (seat 0)'s makeable Nil." in live
     assert "A Nil was live" in live
 

@@ -129,11 +129,17 @@ def test_the_picker_searches_and_pages_a_large_store(
     assert len(at.selectbox(key="game").options) == 100
     assert at.number_input(key="game_page").label == "Page (of 3)"
     at = _run(at.number_input(key="game_page").set_value(3))
-    assert len(at.selectbox(key="game").options) == 50
+    # the page's 50 games, and first the game picked, which stays listed
+    options = at.selectbox(key="game").options
+    assert len(options) == 51
+    assert options[0].startswith("four-player-s12-000000 ")
     at = _run(at.text_input(key="game_search").input("s12-000007"))
-    assert len(at.selectbox(key="game").options) == 10
+    options = at.selectbox(key="game").options
+    assert len(options) == 11
+    assert all("s12-000007 " in option for option in options[1:])
     at = _run(at.text_input(key="game_search").input("no such game"))
     assert at.info[0].value == "No game matches the search."
+    assert len(at.selectbox(key="game").options) == 1
 
 
 def test_corpus_stats_of_a_store_push_the_filters_down(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from ..conftest import ROOT
@@ -14,18 +15,21 @@ ENTRY = str(ROOT / "dashboard" / "app.py")
 
 
 def run_app(runnable: Any) -> AppTest:
-    """Run the app (or the app of a widget just set) and check that the script raised nothing."""
-    at: AppTest = runnable.run()
+    """Run the app (or the app of a widget just set; or call a function that runs it) and
+    check that the script raised nothing."""
+    at: AppTest = runnable() if callable(runnable) else runnable.run()
     assert not at.exception, [exception.value for exception in at.exception]
     return at
 
 
-def open_app(page: str | None = None) -> AppTest:
-    """The dashboard, run once, on ``page`` (a url path such as ``"whatif"``) or its first page."""
+def open_app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
+    """The dashboard, run once, on ``page`` (a url path such as ``"whatif"``) or its first page,
+    opened at an address with the ``query`` parameters given."""
     at = AppTest.from_file(ENTRY, default_timeout=30)
     if page is not None:
         # before the first run AppTest finds a page by its file name: our url paths
         at.switch_page(f"{page}.py")
+    at.query_params.update(query or {})
     return run_app(at)
 
 
@@ -49,3 +53,44 @@ def pick_game(at: AppTest, game_id: str) -> AppTest:
     picker = at.selectbox(key="game")
     index = next(i for i, label in enumerate(picker.options) if label.startswith(game_id + " "))
     return run_app(picker.select_index(index))
+
+
+def go_to(at: AppTest, page: str) -> AppTest:
+    """Open another page (its url path) in the same session, and run it. AppTest's
+    ``switch_page`` finds the app's pages (callables, not files) only before the first run,
+    so the page is picked by the hash ``st.navigation`` registered for it."""
+    path = "" if page == "replay" else page  # the default page's url path is empty
+    pages = at._registered_pages.items()
+    at._page_hash = next(page_hash for page_hash, info in pages if info["url_pathname"] == path)
+    return run_app(at)
+
+
+def board_data(at: AppTest) -> dict[str, Any]:
+    """What the Replay page sent its board (the component's data: docs/dashboard.md)."""
+    (board,) = at.get("bidi_component")
+    data: dict[str, Any] = json.loads(board.proto.json)
+    return data
+
+
+def board_start(at: AppTest) -> tuple[int, int]:
+    """Where the board starts: (hand number, step)."""
+    data = board_data(at)
+    hand = data["game"]["hands"][data["start"]["hand"]]
+    return hand["number"], data["start"]["step"]
+
+
+def board_step(at: AppTest, hand: int, step: int) -> dict[str, Any]:
+    """The board's data of one step (hand number, step)."""
+    hands = board_data(at)["game"]["hands"]
+    found: dict[str, Any] = next(h for h in hands if h["number"] == hand)["steps"][step]
+    return found
+
+
+def tell(at: AppTest, hand: int, step: int) -> AppTest:
+    """Run the app as after the board told Python it is at (hand number, step): what the
+    browser sends when the reader steps (AppTest runs no JavaScript)."""
+    (board,) = at.get("bidi_component")
+    states = at._tree.get_widget_states()
+    position = {"position": {"hand": hand, "step": step}}
+    states.widgets.append(WidgetState(id=board.proto.id, json_value=json.dumps(position)))
+    return run_app(lambda: at._run(states))

@@ -5,6 +5,7 @@ page. tests/conftest.py registers this module as a pytest plugin."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -12,9 +13,11 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -77,15 +80,10 @@ def wait_healthy(url: str, process: subprocess.Popen[bytes], timeout: float = 60
     raise TimeoutError(f"{url} not healthy after {timeout} s")
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``spades-replay dashboard`` on a hostile record and the fixtures; its address."""
-    home = tmp_path_factory.mktemp("home")
-    hostile = tmp_path_factory.mktemp("records") / "hostile.json"
-    record = orjson.loads((FIXTURES / "two-player" / "mercy.json").read_bytes())
-    record["players"][0] = {"name": HOSTILE_NAME}
-    record["game_id"] = "[evil](https://evil.example)"
-    hostile.write_bytes(orjson.dumps(record))
+@contextlib.contextmanager
+def serving(arguments: list[str], home: Path) -> Iterator[str]:
+    """``spades-replay dashboard ARGUMENTS`` served on a free port, with ``home`` as its
+    HOME (where its log goes, printed at the end); its address."""
     port = free_port()
     environment = dict(
         os.environ,
@@ -96,7 +94,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     log_path = home / "dashboard.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [*SERVE, "--port", str(port), str(hostile), "fixtures"],
+            [*SERVE, "--port", str(port), *arguments],
             cwd=ROOT,
             env=environment,
             stdin=subprocess.DEVNULL,
@@ -116,9 +114,41 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     print(log_path.read_text())
 
 
+LARGE_STORE_GAMES = 150
+"""The games of the ``store_server``'s store: more than one page of the game picker."""
+
+
+@pytest.fixture(scope="module")
+def store_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``spades-replay dashboard --store DIR`` on a store of :data:`LARGE_STORE_GAMES`
+    games (the four-player corpus six times: six games share each id); its address."""
+    from spades_replay.store.ingest import ingest
+
+    folder = tmp_path_factory.mktemp("large")
+    corpus = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes()
+    (folder / "many.jsonl").write_bytes(corpus * (LARGE_STORE_GAMES // len(corpus.splitlines())))
+    ingest([folder / "many.jsonl"], folder / "store")
+    with serving(["--store", str(folder / "store")], folder) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``spades-replay dashboard`` on a hostile record and the fixtures; its address."""
+    home = tmp_path_factory.mktemp("home")
+    hostile = tmp_path_factory.mktemp("records") / "hostile.json"
+    record = orjson.loads((FIXTURES / "two-player" / "mercy.json").read_bytes())
+    record["players"][0] = {"name": HOSTILE_NAME}
+    record["game_id"] = "[evil](https://evil.example)"
+    hostile.write_bytes(orjson.dumps(record))
+    with serving([str(hostile), "fixtures"], home) as url:
+        yield url
+
+
 @dataclass
 class Browser:
-    """The browser page on the dashboard, and the page errors it reported."""
+    """The browser page on the dashboard, and the page errors (and errors logged to the
+    console) it reported."""
 
     page: Any
     errors: list[str] = field(default_factory=list)
@@ -145,6 +175,19 @@ class Browser:
         print(f"screenshot: {path}")
 
 
+def _console(browser: Browser, message: Any) -> None:
+    """Keep an error logged to the console, but Streamlit's own probing of where its server
+    is: opened at a page's address (``/charts``), its first requests go to
+    ``/charts/_stcore/...``, answered 404, before it finds them at ``/_stcore/...``."""
+    if message.type != "error":
+        return
+    where = str(message.location.get("url", ""))
+    path = urllib.parse.urlparse(where).path
+    if "/_stcore/" in path and not path.startswith("/_stcore/"):
+        return
+    browser.errors.append(f"console: {message.text} ({where})")
+
+
 @pytest.fixture(scope="module")
 def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     """One chromium, with a new empty profile, for the module (launching it, and loading
@@ -163,6 +206,7 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
             page.set_default_timeout(60_000)
             browser = Browser(page)
             page.on("pageerror", lambda error: browser.errors.append(str(error)))
+            page.on("console", lambda message: _console(browser, message))
             yield browser
         finally:
             context.close()
@@ -170,7 +214,8 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
 
 @pytest.fixture
 def browser(chromium: Browser) -> Iterator[Browser]:
-    """The browser for one test: no page error may happen during it."""
+    """The browser for one test: no page error, and no error logged to the console, may
+    happen during it."""
     chromium.errors.clear()
     yield chromium
     assert chromium.errors == []

@@ -1,0 +1,534 @@
+// The Replay page's board: a Spades table drawn in the browser from a whole game's timeline
+// (dashboard/timeline.py), stepped by keys, buttons and the list of plays without asking the
+// server. The position goes into the address at once (history.replaceState) and to Python a
+// moment after the last step (the state value "position"), so that the address the app writes
+// and the one shown agree. Every text from a record is set as text, never as markup.
+
+const REPORT_DELAY_MS = 200;
+const STORE_KEY = "spades-replay-board";
+
+// What survives the board being drawn again (a rerun of the page): the position of each game
+// and view, and the reader's choices (four-colour deck, rotation).
+const memory = { positions: new Map(), fourColour: false, rotation: new Map() };
+try {
+  memory.fourColour = window.localStorage.getItem(STORE_KEY + ":four-colour") === "1";
+} catch (error) {
+  memory.fourColour = false;
+}
+
+function el(tag, attributes, children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "text") node.textContent = String(value);
+    else if (name === "onclick") node.addEventListener("click", value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children || []) {
+    if (child === null || child === undefined) continue;
+    node.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return node;
+}
+
+class Cards {
+  constructor(text) {
+    this.ranks = text.ranks;
+    this.suits = text.suits;
+    this.order = text.order;
+  }
+  suit(card) {
+    return Math.floor(card / 13);
+  }
+  label(card) {
+    return this.ranks[card % 13] + this.suits[this.suit(card)];
+  }
+  // One card as the dashboard writes it everywhere: rank and suit symbol, in its suit's colour.
+  node(card, extra) {
+    return el("span", { class: `card s${this.suit(card)} ${extra || ""}`.trim(), text: this.label(card) });
+  }
+  // A holding grouped by suit (spades, hearts, clubs, diamonds), high cards first; no suit
+  // is broken across lines.
+  holding(cards) {
+    const groups = [];
+    for (const suit of this.order) {
+      const ranks = cards.filter((card) => this.suit(card) === suit).sort((a, b) => b - a);
+      const group = el("span", { class: `suit s${suit}` }, [
+        el("span", { class: "symbol", text: this.suits[suit] }),
+      ]);
+      if (ranks.length === 0) group.append(el("span", { class: "void", text: "—" }));
+      for (const card of ranks) group.append(el("span", { class: "rank", text: this.ranks[card % 13] }));
+      groups.push(group);
+    }
+    return groups;
+  }
+}
+
+function nextMark(marks, step, last) {
+  for (const mark of marks) if (mark > step) return mark;
+  return last;
+}
+
+function previousMark(marks, step) {
+  for (let i = marks.length - 1; i >= 0; i -= 1) if (marks[i] < step) return marks[i];
+  return 0;
+}
+
+class Board {
+  constructor(parent) {
+    this.parent = parent;
+    this.root = el("div", { class: "board", tabindex: "-1" });
+    parent.append(this.root);
+    this.onKey = (event) => this.key(event);
+    window.addEventListener("keydown", this.onKey);
+    this.timer = null;
+    this.report = null;
+    this.token = null;
+  }
+
+  destroy() {
+    window.removeEventListener("keydown", this.onKey);
+    if (this.timer !== null) {
+      window.clearTimeout(this.timer);
+      this.flush();
+    }
+    this.root.remove();
+  }
+
+  update(data, report) {
+    this.report = report;
+    if (data.token === this.token) {
+      if (data.version !== this.data.version) {
+        // the same game and view, with more of it analysed: the position stays
+        this.data = data;
+        this.game = data.game;
+        this.draw(false);
+      }
+      return;
+    }
+    this.token = data.token;
+    this.data = data;
+    this.game = data.game;
+    this.cards = new Cards(this.game.cards);
+    this.spoilerFree = Boolean(data.spoilerFree);
+    const kept = memory.positions.get(data.token);
+    const start = kept || data.start;
+    this.hand = Math.min(Math.max(start.hand, 0), this.game.hands.length - 1);
+    this.step = Math.min(Math.max(start.step, 0), this.steps().length - 1);
+    if (!memory.rotation.has(data.token)) {
+      memory.rotation.set(data.token, this.game.viewer === null ? 0 : this.game.viewer);
+    }
+    this.build();
+    this.draw(false);
+  }
+
+  steps() {
+    return this.game.hands[this.hand].steps;
+  }
+
+  last() {
+    return this.steps().length - 1;
+  }
+
+  // --- moving ---------------------------------------------------------------------------
+
+  go(hand, step) {
+    const hands = this.game.hands.length;
+    const target = Math.min(Math.max(hand, 0), hands - 1);
+    const count = this.game.hands[target].steps.length;
+    const where = Math.min(Math.max(step, 0), count - 1);
+    if (target === this.hand && where === this.step) return false;
+    this.hand = target;
+    this.step = where;
+    this.draw(true);
+    return true;
+  }
+
+  moves() {
+    const hand = this.game.hands[this.hand];
+    const last = this.last();
+    return {
+      first: [this.hand, 0],
+      previousTrick: [this.hand, previousMark(hand.marks, this.step)],
+      previous: [this.hand, this.step - 1],
+      next: [this.hand, this.step + 1],
+      nextTrick: [this.hand, nextMark(hand.marks, this.step, last)],
+      last: [this.hand, last],
+      previousHand: [this.hand - 1, 0],
+      nextHand: [this.hand + 1, 0],
+    };
+  }
+
+  move(name) {
+    const [hand, step] = this.moves()[name];
+    return this.go(hand, step);
+  }
+
+  key(event) {
+    if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey) return;
+    const target = event.composedPath()[0];
+    if (target && target.nodeType === 1) {
+      const tag = target.tagName;
+      const role = target.getAttribute("role");
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable) return;
+      if (role === "combobox" || role === "listbox" || role === "option" || role === "slider") return;
+    }
+    if (!this.root.isConnected) return;
+    const keys = {
+      ArrowRight: event.shiftKey ? "nextTrick" : "next",
+      ArrowLeft: event.shiftKey ? "previousTrick" : "previous",
+      ArrowDown: "nextTrick",
+      ArrowUp: "previousTrick",
+      PageDown: "nextHand",
+      PageUp: "previousHand",
+      Home: "first",
+      End: "last",
+    };
+    const name = keys[event.key];
+    if (!name) return;
+    event.preventDefault();
+    this.move(name);
+  }
+
+  // --- telling the address and Python ----------------------------------------------------
+
+  remember() {
+    memory.positions.set(this.token, { hand: this.hand, step: this.step });
+    const number = this.game.hands[this.hand].number;
+    const url = new URL(window.location.href);
+    if (url.searchParams.get("hand") !== String(number) || url.searchParams.get("step") !== String(this.step)) {
+      url.searchParams.set("hand", String(number));
+      url.searchParams.set("step", String(this.step));
+      window.history.replaceState(window.history.state, "", url);
+    }
+    if (this.timer !== null) window.clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => this.flush(), REPORT_DELAY_MS);
+  }
+
+  flush() {
+    this.timer = null;
+    if (this.report) this.report({ hand: this.game.hands[this.hand].number, step: this.step });
+  }
+
+  // --- drawing --------------------------------------------------------------------------
+
+  build() {
+    this.root.replaceChildren();
+    this.root.classList.toggle("four-colour", memory.fourColour);
+    this.root.classList.toggle("two", this.game.seats === 2);
+    this.table = el("div", { class: "table", role: "group", "aria-label": "the table" });
+    this.controls = this.buildControls();
+    this.side = el("div", { class: "side" });
+    this.notes = el("div", { class: "notes" });
+    this.side.append(this.controls, this.notes);
+    this.root.append(this.table, this.side);
+  }
+
+  button(label, title, action, extra) {
+    return el("button", { type: "button", class: `control ${extra || ""}`.trim(), title, "aria-label": title, text: label, onclick: action });
+  }
+
+  buildControls() {
+    const moves = [
+      ["|◀", "Start of the hand (Home)", "first"],
+      ["◀◀", "Previous trick (↑ or Shift+←)", "previousTrick"],
+      ["◀", "Previous action (←)", "previous"],
+      ["▶", "Next action (→)", "next"],
+      ["▶▶", "Next trick (↓ or Shift+→)", "nextTrick"],
+      ["▶|", "End of the hand (End)", "last"],
+    ];
+    this.moveButtons = {};
+    const row = el("div", { class: "controls", role: "toolbar", "aria-label": "step controls" });
+    const handRow = el("div", { class: "hands" });
+    this.moveButtons.previousHand = this.button("◁ Hand", "Previous hand (PageUp)", () => this.move("previousHand"), "hand-button");
+    this.handLabel = el("span", { class: "hand-label" });
+    this.moveButtons.nextHand = this.button("Hand ▷", "Next hand (PageDown)", () => this.move("nextHand"), "hand-button");
+    handRow.append(this.moveButtons.previousHand, this.handLabel, this.moveButtons.nextHand);
+    const stepRow = el("div", { class: "steps" });
+    for (const [label, title, name] of moves) {
+      const button = this.button(label, title, () => this.move(name), `move-${name}`);
+      button.dataset.move = name;
+      this.moveButtons[name] = button;
+      stepRow.append(button);
+    }
+    this.stepLabel = el("span", { class: "step-label" });
+    stepRow.append(this.stepLabel);
+    const tools = el("div", { class: "tools" }, [
+      this.button("⟳ Rotate", "Turn the table: the next seat at the bottom", () => this.rotate(), "rotate"),
+      this.fourColourToggle(),
+      this.button("Copy link", "Copy the link to this position", () => this.copyLink(), "copy-link"),
+    ]);
+    this.copied = el("span", { class: "copied", role: "status" });
+    tools.append(this.copied);
+    row.append(handRow, stepRow, tools);
+    return row;
+  }
+
+  fourColourToggle() {
+    const box = el("input", { type: "checkbox", class: "four-colour-box" });
+    box.checked = memory.fourColour;
+    box.addEventListener("change", () => {
+      memory.fourColour = box.checked;
+      try {
+        window.localStorage.setItem(STORE_KEY + ":four-colour", box.checked ? "1" : "0");
+      } catch (error) {
+        // a browser that keeps nothing still draws the deck it was asked for
+      }
+      this.root.classList.toggle("four-colour", box.checked);
+    });
+    return el("label", { class: "toggle", title: "Clubs green and diamonds blue" }, [box, " Four-colour deck"]);
+  }
+
+  rotate() {
+    const bottom = memory.rotation.get(this.token);
+    memory.rotation.set(this.token, (bottom + 1) % this.game.seats);
+    this.draw(false);
+  }
+
+  copyLink() {
+    const link = window.location.href;
+    const done = () => {
+      this.copied.textContent = "Link copied";
+      window.setTimeout(() => {
+        this.copied.textContent = "";
+      }, 2000);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(link).then(done, () => this.showLink(link));
+    } else {
+      this.showLink(link);
+    }
+  }
+
+  showLink(link) {
+    const field = el("input", { class: "link-field", readonly: true, value: link, "aria-label": "link to this position" });
+    this.copied.replaceChildren(field);
+    field.select();
+  }
+
+  // Where each seat sits: the bottom seat, then clockwise (the order of play).
+  places() {
+    const bottom = memory.rotation.get(this.token);
+    const names = this.game.seats === 2 ? ["bottom", "top"] : ["bottom", "left", "top", "right"];
+    const places = [];
+    for (let seat = 0; seat < this.game.seats; seat += 1) {
+      places[seat] = names[(seat - bottom + this.game.seats) % this.game.seats];
+    }
+    return places;
+  }
+
+  draw(moved) {
+    const hand = this.game.hands[this.hand];
+    const state = hand.steps[this.step];
+    const places = this.places();
+    const analysis = hand.analysis;
+    const marks = analysis ? analysis.marks : {};
+    this.table.replaceChildren();
+    for (let seat = 0; seat < this.game.seats; seat += 1) {
+      this.table.append(this.seatBox(hand, state, seat, places[seat]));
+    }
+    this.table.append(this.centre(hand, state, places, marks));
+    this.handLabel.textContent = `Hand ${hand.number} of ${this.game.hands.length}`;
+    this.stepLabel.textContent = `Step ${this.step} of ${this.last()}`;
+    const moves = this.moves();
+    for (const [name, button] of Object.entries(this.moveButtons)) {
+      const [toHand, toStep] = moves[name];
+      const target = Math.min(Math.max(toHand, 0), this.game.hands.length - 1);
+      button.disabled = target === this.hand && (name.endsWith("Hand") || toStep === this.step || toStep < 0 || toStep > this.last());
+    }
+    this.drawSide(hand, state, marks);
+    this.root.dataset.hand = String(hand.number);
+    this.root.dataset.step = String(this.step);
+    if (moved) this.remember();
+  }
+
+  seatBox(hand, state, seat, place) {
+    const name = this.game.players[seat];
+    const badges = el("div", { class: "badges" });
+    if (seat === hand.dealer) badges.append(el("span", { class: "badge dealer", title: this.game.seats === 2 ? "first player" : "dealer", text: this.game.seats === 2 ? "first" : "dealer" }));
+    const bid = state.bids[seat];
+    badges.append(el("span", { class: `badge bid${state.nil[seat] ? " nil" : ""}`, text: bid === null ? "bid —" : state.nil[seat] ? bid : `bid ${bid}` }));
+    const verdict = hand.analysis && state.nil[seat] ? hand.analysis.verdicts[seat] : "";
+    if (verdict) badges.append(el("span", { class: "badge verdict", title: "double dummy, from the start of play", text: verdict }));
+    badges.append(el("span", { class: "badge won", text: `won ${state.won[seat]}` }));
+    if (state.turn === seat) badges.append(el("span", { class: "badge turn", text: "to act" }));
+    const holding = state.hands[seat];
+    let cards;
+    if (Array.isArray(holding)) {
+      cards = el("div", { class: "holding" }, this.cards.holding(holding));
+    } else {
+      cards = el("div", { class: "holding hidden-hand" }, [
+        el("span", { class: "backs", "aria-hidden": "true", text: "▮".repeat(Math.min(holding, 13)) }),
+        el("span", { class: "count", text: `${holding} card${holding === 1 ? "" : "s"}, hidden` }),
+      ]);
+    }
+    const team = this.game.seats === 4 ? ` · team ${this.game.sideOf[seat]}` : "";
+    return el("div", { class: `seat ${place}${state.turn === seat ? " to-act" : ""}`, "data-seat": String(seat) }, [
+      el("div", { class: "who" }, [el("span", { class: "name", text: name }), el("span", { class: "seat-number", text: ` seat ${seat}${team}` })]),
+      badges,
+      cards,
+    ]);
+  }
+
+  centre(hand, state, places, marks) {
+    const centre = el("div", { class: "centre" });
+    const trick = state.trick;
+    const spots = el("div", { class: "trick" });
+    if (trick) {
+      trick.plays.forEach(([seat, card], position) => {
+        const mark = marks[String(trick.first + position)] || "";
+        const classes = ["played", places[seat]];
+        if (seat === trick.winner) classes.push(trick.complete ? "winner" : "winning");
+        const labels = [];
+        if (seat === trick.leader) labels.push(el("span", { class: "tag led", text: "led" }));
+        if (seat === trick.winner) labels.push(el("span", { class: "tag win", text: trick.complete ? "won" : "winning" }));
+        if (mark) labels.push(el("span", { class: "tag mark", text: mark }));
+        spots.append(el("div", { class: classes.join(" ") }, [this.cards.node(card, "big"), ...labels]));
+      });
+    }
+    const title = trick ? `Trick ${trick.number}${trick.complete ? `, won by ${this.game.players[trick.winner]}` : ""}` : state.phase;
+    centre.append(
+      spots,
+      el("div", { class: "centre-text" }, [
+        el("div", { class: "trick-title", text: title }),
+        el("div", { class: "phase", text: `${state.phase} · spades ${state.broken ? "broken" : "not broken"}` }),
+      ]),
+    );
+    return centre;
+  }
+
+  sentence(parts) {
+    return parts.map((part) => (typeof part === "string" ? document.createTextNode(part) : this.cards.node(part.c)));
+  }
+
+  drawSide(hand, state, marks) {
+    const side = this.notes;
+    side.replaceChildren();
+    side.append(el("p", { class: "what" }, this.sentence(state.text)));
+    side.append(this.contracts(hand, state));
+    side.append(this.logList(hand, marks));
+    side.append(this.scoreBox(hand, state));
+    const current = side.querySelector(".log .current");
+    if (current) {
+      const list = side.querySelector(".log");
+      const top = current.offsetTop - list.offsetTop;
+      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
+        list.scrollTop = Math.max(top - list.clientHeight / 2, 0);
+      }
+    }
+  }
+
+  contracts(hand, state) {
+    const box = el("div", { class: "contracts" });
+    for (const sideNumber of [0, 1]) {
+      const seats = [];
+      for (let seat = 0; seat < this.game.seats; seat += 1) if (this.game.sideOf[seat] === sideNumber) seats.push(seat);
+      const bids = seats.map((seat) => state.bids[seat]);
+      const won = seats.reduce((total, seat) => total + state.won[seat], 0);
+      const text = bids.some((bid) => bid === null) ? "bidding" : `bids ${bids.join(" + ")}`;
+      const par = hand.analysis && hand.analysis.par ? ` · par ${hand.analysis.par[sideNumber]}` : "";
+      box.append(el("div", { class: "contract" }, [el("strong", { text: this.game.sides[sideNumber] }), ` ${text}, ${won} won${par}`]));
+    }
+    return box;
+  }
+
+  jump(step) {
+    return () => this.go(this.hand, step);
+  }
+
+  entryNode(entry, marks) {
+    const current = entry.step === this.step;
+    const classes = `entry${current ? " current" : ""}${entry.step > this.step ? " later" : ""}`;
+    const who = this.game.players[entry.seat];
+    let body;
+    if (entry.kind === "card") {
+      const mark = marks[String(entry.play)] || "";
+      body = [this.cards.node(entry.card), mark ? el("span", { class: "tag mark", text: mark }) : null];
+    } else if (entry.kind === "bid") {
+      body = [`${who}: ${entry.bid}`];
+    } else if (entry.kind === "blind") {
+      body = [`${who}: Blind Nil`];
+    } else if (entry.kind === "draft") {
+      const kept = entry.kept === null ? "hidden" : null;
+      body = [`${who} keeps `, kept ? kept : this.cards.node(entry.kept), entry.keep ? " (top), discards " : " (next), discards ", entry.thrown === null ? "unseen" : this.cards.node(entry.thrown)];
+    } else {
+      const shown = (cards) => (Array.isArray(cards) ? cards.flatMap((card) => [this.cards.node(card), " "]) : [`${cards} card(s)`]);
+      body = [`${who} exchanges `, ...shown(entry.out), "for ", ...shown(entry.in)];
+    }
+    return el("button", { type: "button", class: classes, "data-step": String(entry.step), title: `step ${entry.step}`, onclick: this.jump(entry.step) }, body);
+  }
+
+  logList(hand, marks) {
+    const list = el("div", { class: "log", "aria-label": "the hand's actions: click one to go there" });
+    const shown = hand.log.filter((entry) => !this.hides(entry));
+    const setup = shown.filter((entry) => entry.kind !== "card");
+    const draft = setup.filter((entry) => entry.kind === "draft");
+    const other = setup.filter((entry) => entry.kind !== "draft");
+    if (draft.length) {
+      const rows = el("ol", { class: "draft" });
+      for (const entry of draft) rows.append(el("li", {}, [this.entryNode(entry, marks)]));
+      list.append(el("div", { class: "log-head", text: "Draft" }), rows);
+    }
+    if (other.length) {
+      list.append(el("div", { class: "log-head", text: "Bidding" }), el("div", { class: "log-row" }, other.map((entry) => this.entryNode(entry, marks))));
+    }
+    const cards = shown.filter((entry) => entry.kind === "card");
+    if (cards.length) {
+      list.append(el("div", { class: "log-head", text: "Tricks" }));
+      for (let start = 0; start < cards.length; start += this.game.seats) {
+        const trick = cards.slice(start, start + this.game.seats);
+        const number = start / this.game.seats + 1;
+        const end = trick[trick.length - 1].step;
+        list.append(
+          el("div", { class: "log-row trick-row" }, [
+            el("button", { type: "button", class: "trick-number", title: `end of trick ${number}`, text: String(number), onclick: this.jump(end) }),
+            ...trick.map((entry) => this.entryNode(entry, marks)),
+          ]),
+        );
+      }
+    }
+    return list;
+  }
+
+  // In one seat's view, or without spoilers, the list stops at the step shown.
+  hides(entry) {
+    return (this.game.viewer !== null || this.spoilerFree) && entry.step > this.step;
+  }
+
+  scoreBox(hand, state) {
+    const box = el("div", { class: "score" });
+    if (state.phase === "hand over" && hand.score) {
+      const columns = Object.keys(hand.score[0]);
+      const head = el("tr", {}, columns.map((column) => el("th", { text: column })));
+      const rows = hand.score.map((row) => el("tr", {}, columns.map((column) => el("td", { text: row[column] }))));
+      box.append(el("div", { class: "log-head", text: `Score of hand ${hand.number}` }), el("table", {}, [el("thead", {}, [head]), el("tbody", {}, rows)]));
+      return box;
+    }
+    if (this.step === this.last() && !hand.complete) {
+      box.append(el("p", { class: "warning", text: "The record stops here, before the end of the hand: it has no score." }));
+    }
+    const before = hand.before;
+    box.append(
+      el("p", {
+        text: `Going into hand ${hand.number}: ${this.game.sides[0]} ${before.scores[0]} (${before.bags[0]} bags) · ${this.game.sides[1]} ${before.scores[1]} (${before.bags[1]} bags)`,
+      }),
+    );
+    return box;
+  }
+}
+
+const boards = new WeakMap();
+
+export default function (component) {
+  const { data, parentElement, setStateValue } = component;
+  let board = boards.get(parentElement);
+  if (!board) {
+    board = new Board(parentElement);
+    boards.set(parentElement, board);
+  }
+  board.update(data, (position) => setStateValue("position", position));
+  return () => {
+    board.destroy();
+    boards.delete(parentElement);
+  };
+}

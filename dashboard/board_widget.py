@@ -1,0 +1,104 @@
+"""The Replay page's board, a Streamlit component (``st.components.v2``: inline HTML, CSS and
+JavaScript, no build step, no iframe): a Spades table that steps in the browser.
+
+Python sends the whole game once, as seen through the view chosen (:mod:`.timeline`), with
+the position to start from; every step after that (keys, buttons, the list of plays) is
+drawn by ``board.js`` without the server. The board tells Python only where it is (the
+state value ``position``: hand number and step), a moment after the last step, so that the
+session and the address (:mod:`.urlstate`) follow; that rerun is the board's fragment only.
+
+The data sent stays the same from one rerun to the next (the start position is the one of
+the first run of a game and view), so the browser is not sent the game again, and the board
+keeps its place. A position that comes from elsewhere (a link opened, the browser's Back, a
+new game) changes the data's ``token``, and the board moves there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, cast
+
+import streamlit as st
+
+from spades_replay.analysis import HandAnalysis
+from spades_replay.replayer.replay import Replay
+
+from . import timeline
+from .board import Viewer
+
+_HERE = Path(__file__).parent
+BOARD = st.components.v2.component(
+    "spades_replay.board",
+    html='<div class="board-host"></div>',
+    css=(_HERE / "board.css").read_text(encoding="utf-8"),
+    js=(_HERE / "board.js").read_text(encoding="utf-8"),
+)
+"""The component's mounting command."""
+
+KEY = "board"
+"""The component's key: its state is ``st.session_state[KEY]``."""
+
+_STARTS = "board starts"
+"""Session key: the start position sent with each token (so the data stays the same)."""
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _data(
+    game: str,
+    viewer: Viewer,
+    version: tuple[tuple[int, int], ...],
+    _replay: Replay,
+    _analyses: Any,
+) -> dict[str, Any]:
+    """:func:`.timeline.game_data`, kept per game, view and analyses (``version``: the
+    hands analysed, and from which card each analysis holds): built once, sent as it is
+    every time."""
+    return timeline.game_data(_replay, viewer, cast(dict[int, HandAnalysis], _analyses))
+
+
+def position() -> tuple[int, int] | None:
+    """The position the board last told: (hand number, step); ``None`` before it told any."""
+    state = st.session_state.get(KEY)
+    told = None if state is None else state.get("position")
+    if not isinstance(told, dict):
+        return None
+    hand, step = told.get("hand"), told.get("step")
+    if not isinstance(hand, int) or not isinstance(step, int):
+        return None
+    return hand, step
+
+
+def draw(
+    game: str,
+    token: str,
+    replay: Replay,
+    viewer: Viewer,
+    start: tuple[int, int],
+    *,
+    spoiler_free: bool,
+    analyses: dict[int, HandAnalysis] | None = None,
+    on_position: Any = None,
+) -> None:
+    """Mount the board on ``replay`` (game key ``game``) seen by ``viewer``, starting at
+    ``start`` (hand number, step) when ``token`` is new; ``on_position`` is called when the
+    board tells a new position."""
+    found = analyses or {}
+    version = tuple(sorted((number, analysis.analysed_from) for number, analysis in found.items()))
+    data = _data(game, viewer, version, replay, found)
+    starts = cast(dict[str, dict[str, int]], st.session_state.setdefault(_STARTS, {}))
+    if token not in starts:
+        numbers = [hand.number for hand in replay.hands]
+        hand = numbers.index(start[0]) if start[0] in numbers else 0
+        starts.clear()
+        starts[token] = {"hand": hand, "step": start[1]}
+    BOARD(
+        key=KEY,
+        data={
+            "token": token,
+            "version": ",".join(f"{number}:{key}" for number, key in version),
+            "start": starts[token],
+            "spoilerFree": spoiler_free,
+            "game": data,
+        },
+        on_position_change=on_position,
+    )
