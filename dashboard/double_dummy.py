@@ -64,6 +64,13 @@ def learn(ref: GameRef, number: int, analysis: HandAnalysis) -> bool:
     return True
 
 
+def learn_quick(ref: GameRef, replay: Replay, hand: HandReplay) -> None:
+    """Before the board is drawn: analyse a two-player hand (tens of milliseconds), so that
+    the board comes with its marks; four-player hands are analysed after it is drawn."""
+    if replay.variant is Variant.TWO_PLAYER and analysable(hand):
+        learn(ref, hand.number, data.hand_analysis(ref, hand, TWO_PLAYER_TIME_CAP))
+
+
 def _requested() -> dict[str, float]:
     return cast(dict[str, float], st.session_state.setdefault(REQUESTED, {}))
 

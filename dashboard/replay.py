@@ -122,6 +122,9 @@ def _board(
     follows the position it tells: the session's position, the double-dummy analysis of the
     hand shown and the chart. A position told reruns this alone."""
     replay = picked.replay
+    number, step = _position(replay)
+    if viewer is None:
+        double_dummy.learn_quick(picked.ref, replay, replay.hands[number - 1])
     token = f"{picked.ref.key}|{viewer}|{spoiler_free}|{moves()}"
     board_widget.draw(
         picked.ref.key,
@@ -133,16 +136,18 @@ def _board(
         analyses=double_dummy.known(picked.ref) if viewer is None else None,
         on_position=_heard,
     )
-    number, step = _position(replay)
     # written by the page's full runs: as the reader steps, the board writes the address
     # itself, and a run of this fragment alone, which may come after a later step, does not
     urlstate.want(hand=number, step=step, seat=viewer)
     hand = replay.hands[number - 1]
     if viewer is None:
         analysis = double_dummy.hand_panel(picked.ref, replay, hand)
-        if analysis is not None and double_dummy.learn(picked.ref, number, analysis):
-            # the board is drawn again with the marks of the hand just analysed
-            st.rerun(scope="fragment" if in_fragment_run() else "app")
+        learnt = analysis is not None and double_dummy.learn(picked.ref, number, analysis)
+        if learnt and in_fragment_run():
+            # the board is drawn again with the marks of the hand just analysed; in a run of
+            # the whole page (which a rerun could delay a page change for) they come with
+            # the next position the board tells
+            st.rerun(scope="fragment")
         double_dummy.alternatives(picked.ref, replay, hand, step, analysis)
     else:
         st.caption(

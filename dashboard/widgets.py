@@ -186,6 +186,7 @@ def _new_position() -> None:
 
 def _new_game(numbers: dict[str, int]) -> None:
     keep("game")
+    st.session_state.pop(_UNKNOWN, None)
     st.session_state[_NUMBER] = numbers[st.session_state["game"]]
     _new_position()
 
@@ -199,18 +200,29 @@ class Picked:
     replay: Replay
 
 
+_UNKNOWN = "link's unknown game"
+"""Session key: the game an address named that is not among the games shown (said until
+another game is picked)."""
+
+
 def _arrived(context: Context, games: pl.DataFrame) -> None:
     """The game named by an address that just arrived, made the session's (with a warning
     when there is no such game among those the filters leave)."""
     token = urlstate.take("game")
-    if token is None:
-        return
-    number = game_of_token(context.loaded.tables.games, token)
-    if number is None or games.filter(pl.col("game") == number).height == 0:
-        st.warning(f"The link names the game {md(token, 120)}, which is not among the games shown.")
-        return
-    set_value("game", context.loaded.ref(number).key)
-    st.session_state[_NUMBER] = number
+    if token is not None:
+        number = game_of_token(context.loaded.tables.games, token)
+        if number is None or games.filter(pl.col("game") == number).height == 0:
+            st.session_state[_UNKNOWN] = token
+        else:
+            st.session_state.pop(_UNKNOWN, None)
+            set_value("game", context.loaded.ref(number).key)
+            st.session_state[_NUMBER] = number
+            return
+    unknown = st.session_state.get(_UNKNOWN)
+    if unknown is not None:
+        st.warning(
+            f"The link names the game {md(unknown, 120)}, which is not among the games shown."
+        )
 
 
 def _chosen(context: Context, games: pl.DataFrame) -> int | None:
