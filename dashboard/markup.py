@@ -21,10 +21,27 @@ import html
 import re
 from collections.abc import Iterable
 
-from spades_replay.engine.cards import DIAMONDS, HEARTS, SPADES, Card, cards_of, parse_card
+from spades_replay.engine.cards import (
+    CARD_BY_NAME,
+    DIAMONDS,
+    HEARTS,
+    SPADES,
+    Card,
+    cards_of,
+    parse_card,
+)
 from spades_replay.text import card_label, safe
 
-__all__ = ["card_md", "cards_md", "hand_md", "md", "parse_card", "plain", "plot_text"]
+__all__ = [
+    "card_md",
+    "cards_md",
+    "hand_md",
+    "legal_text",
+    "md",
+    "parse_card",
+    "plain",
+    "plot_text",
+]
 
 _PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
 """Every ASCII punctuation character: CommonMark lets each be escaped with a backslash."""
@@ -90,3 +107,15 @@ def hand_md(mask: int) -> str:
         if group:
             groups.append(cards_md(group))
     return "\u2003".join(groups) if groups else "*no cards*"
+
+
+def legal_text(legal: Iterable[str]) -> str:
+    """What a problem says was legal, as plain text: its cards written as the dashboard
+    writes them everywhere, its bids and other words as they are.
+
+    >>> legal_text(["AS", "TH", "Nil", "4"])
+    'A♠ 10♥ Nil 4'
+    """
+    return " ".join(
+        card_label(CARD_BY_NAME[item]) if item in CARD_BY_NAME else item for item in legal
+    )

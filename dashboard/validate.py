@@ -13,7 +13,7 @@ from spades_replay.replayer.validate import RecordReport
 
 from . import replay
 from .data import UPLOAD_BYTES, Loaded, Upload, check_upload, not_records
-from .markup import md, plain
+from .markup import legal_text, md, plain
 from .selection import game_labels
 from .store import StoreView, invalid_reports
 from .widgets import admit, current, open_upload
@@ -35,7 +35,7 @@ def problem_md(problem: Problem) -> str:
     if problem.rule:
         lines.append(f"rule: {md(problem.rule, 500)}")
     if problem.legal:
-        lines.append(f"legal: {md(' '.join(problem.legal), 500)}")
+        lines.append(f"legal: {md(legal_text(problem.legal), 500)}")
     pointer = f"pointer {md(problem.pointer, 300)} · " if problem.pointer else ""
     lines.append(f"{pointer}code `{problem.code}`")
     return "  \n".join(lines)
@@ -56,7 +56,7 @@ def problem_rows(reports: Sequence[RecordReport]) -> list[dict[str, str]]:
             "place": plain(problem.place, 300),
             "problem": plain(problem.message, 2000),
             "rule": plain(problem.rule, 500),
-            "legal": plain(" ".join(problem.legal), 500),
+            "legal": plain(legal_text(problem.legal), 500),
             "pointer": plain(problem.pointer, 300),
         }
         for report in reports
