@@ -41,6 +41,7 @@ class Code(enum.StrEnum):
     IO_UNREADABLE = "io.unreadable"
     IO_COMPRESSION = "io.compression"
     IO_NOT_A_FILE = "io.not-a-file"
+    IO_EXPANSION = "io.expansion"
     # format
     FORMAT_JSON = "format.json"
     FORMAT_ENCODING = "format.encoding"

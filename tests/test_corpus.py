@@ -220,3 +220,164 @@ def test_standard_input_over_the_size_limit_is_never_read_whole(
     (source,) = read_task(Task(0, STDIN, False), Limits(100, 10, 10))
     assert source.oversize
     assert big.tell() < 1000
+
+
+@pytest.mark.parametrize("name", ["games.jsonl", "games.jsonl.gz"])
+@pytest.mark.parametrize("chunk", [200, 10**6])
+def test_pieces_hold_at_most_their_lines_and_cover_every_line_once(
+    tmp_path: Path, name: str, chunk: int
+) -> None:
+    """However a corpus is cut (byte ranges, then pieces of lines), every line is read once,
+    in order, and no piece holds more than its lines."""
+    from spades_replay.plumbing.corpus import pieces
+
+    lines = [f'{{"n": {i}}}'.encode() if i % 5 else b"" for i in range(1, 400)]
+    path = corpus(tmp_path, lines, name)
+    for most in (1, 3, 7, 1000):
+        cut = list(pieces(plan([path], chunk), lines=most, chunk_bytes=chunk))
+        assert [task.index for task in cut] == list(range(len(cut)))
+        read = [list(read_task(task)) for task in cut]
+        assert all(len(sources) <= most for sources in read), most
+        seen = [source.data for sources in read for source in sources]
+        assert seen == lines, most
+        assert sum(task.size for task in cut) == path.stat().st_size
+
+
+def test_pieces_keep_line_numbers_offsets_and_reports_whatever_the_cut(tmp_path: Path) -> None:
+    lines = [GOOD] * 40
+    lines[7] = BAD
+    lines[12] = b""
+    lines[23] = b"{}"
+    lines[39] = b"{x"
+    expected = [(8, "play.revoke"), (24, "format.not-a-record"), (40, "format.json")]
+    for name in ("games.jsonl", "games.jsonl.gz"):
+        path = corpus(tmp_path, lines, name)
+        for most in (1, 2, 5, 10_000):
+            for jobs in (1, 2) if most == 5 else (1,):
+                found, validation = reports(path, piece_lines=most, jobs=jobs, chunk_bytes=3000)
+                assert found == expected, (name, most, jobs)
+                assert validation.summary.records == 39
+                assert validation.summary.files == 1
+
+
+def test_standard_input_is_read_in_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from spades_replay.plumbing.corpus import STDIN, STDIN_NAME
+
+    data = gzip.compress(b"\n".join([GOOD, b"{}", GOOD, b"[", GOOD]) + b"\n")
+    stdin = type("Stdin", (), {"buffer": io.BufferedReader(io.BytesIO(data))})()
+    monkeypatch.setattr(sys, "stdin", stdin)
+    validation = CorpusValidation([STDIN], piece_lines=2)
+    found = [(report.source, report.line) for report in validation]
+    assert found == [(STDIN_NAME, 2), (STDIN_NAME, 4)]
+    assert validation.summary.records == 5
+
+
+def bomb(lines: int) -> bytes:
+    return gzip.compress(b"{}\n" * lines, 9)
+
+
+def test_a_gzip_bomb_is_refused_past_the_expansion_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corpus that expands more than ``expansion`` times its compressed size is read up
+    to that point (its records reported) and then refused with ``io.expansion``."""
+    from spades_replay.plumbing import corpus as reading
+
+    monkeypatch.setattr(reading, "EXPANSION_ALLOWANCE", 3000)
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(bomb(100_000))
+    size = path.stat().st_size
+    validation = CorpusValidation([path], piece_lines=1000)
+    read = sum(1 for _ in validation)
+    (problem,) = validation.summary.io_errors
+    assert problem.code is Code.IO_EXPANSION
+    assert str(path) in problem.message
+    assert "100 times" in problem.message
+    # no more than 100 times the compressed size is read (the readahead of gzip aside)
+    assert 1000 <= read <= 100 * (size + 128 * 1024) // 3
+    assert read < 100_000
+    assert validation.summary.invalid == read
+    lifted = CorpusValidation([path], limits=Limits(expansion=10_000), piece_lines=1000)
+    assert sum(1 for _ in lifted) == 100_000
+    assert not lifted.summary.io_errors
+
+
+def test_the_expansion_limit_binds_record_files_uploads_and_standard_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from spades_replay.plumbing.corpus import STDIN, read_memory
+
+    data = bomb(2_000_000)
+    record = tmp_path / "bomb.json.gz"
+    record.write_bytes(data)
+    with pytest.raises(InputError) as caught:
+        list(read_task(Task(0, str(record), False), Limits(record_bytes=10**8)))
+    assert caught.value.problem.code is Code.IO_EXPANSION
+    with pytest.raises(InputError) as caught:
+        list(read_memory("upload.jsonl.gz", data, max_bytes=16 * 1024 * 1024))
+    assert caught.value.problem.code is Code.IO_EXPANSION
+    stdin = type("Stdin", (), {"buffer": io.BufferedReader(io.BytesIO(data))})()
+    monkeypatch.setattr(sys, "stdin", stdin)
+    with pytest.raises(InputError) as caught:
+        list(read_task(Task(0, STDIN, False)))
+    assert caught.value.problem.code is Code.IO_EXPANSION
+    # a small file is never refused, however much it expands
+    small = gzip.compress(b"{}\n" * 1000, 9)
+    assert len(list(read_memory("small.jsonl.gz", small, Limits(expansion=1)))) == 1000
+
+
+def test_validate_says_which_input_expanded_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from spades_replay.cli import main
+    from spades_replay.plumbing import corpus as reading
+
+    monkeypatch.setattr(reading, "EXPANSION_ALLOWANCE", 3000)
+    path = tmp_path / "bomb.jsonl.gz"
+    path.write_bytes(bomb(100_000))
+    assert main(["validate", "--quiet", "--no-progress", "--max-expansion", "50", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "[io.expansion]" in err
+    assert "50 times" in err
+    with pytest.raises(SystemExit) as stopped:
+        main(["validate", "--max-expansion", "0", str(path)])
+    assert stopped.value.code == 2
+    assert "--max-expansion: must be at least 1" in capsys.readouterr().err
+
+
+BOMB_PEAK = """
+import resource, sys
+from spades_replay.replayer.validate import CorpusValidation
+from spades_replay.plumbing.limits import Limits
+v = CorpusValidation(
+    [sys.argv[1]], jobs=int(sys.argv[2]), limits=Limits(expansion=10**6), piece_lines=2000
+)
+invalid = sum(1 for _ in v)
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(max(peak, children), invalid)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_memory_stays_flat_on_a_gzip_bomb(tmp_path: Path, jobs: int) -> None:
+    """Eight times the invalid records must not cost more memory: reports stream out as
+    each piece is done, never held until the end."""
+    peaks = []
+    for lines in (25_000, 200_000):
+        path = tmp_path / f"bomb-{lines}.jsonl.gz"
+        path.write_bytes(bomb(lines))
+        out = subprocess.run(
+            [sys.executable, "-c", BOMB_PEAK, str(path), str(jobs)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.split()
+        assert int(out[1]) == lines
+        peaks.append(int(out[0]))
+    assert peaks[1] < peaks[0] + 16 * 1024, peaks

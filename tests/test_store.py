@@ -545,3 +545,33 @@ def test_a_store_inside_its_corpus_never_ingests_itself(tmp_path: Path) -> None:
     again = ingest([tmp_path / "corpus"], store)
     assert (first.files, first.records_read, first.invalid) == (1, 2, 0)
     assert (again.files, again.read, again.unchanged) == (1, 0, 1)
+
+
+@pytest.mark.parametrize("name", ["bomb.jsonl", "bomb.jsonl.gz"])
+def test_ingest_writes_records_and_problems_in_parts_as_it_goes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """However many invalid records a corpus holds, ingest holds one piece of them at a
+    time: each piece's rows are written as part files of their own."""
+    from spades_replay.store import ingest as ingesting
+    from spades_replay.store.layout import read_manifest
+
+    monkeypatch.setattr(ingesting, "PIECE_LINES", 300)
+    good = FOUR.read_bytes().splitlines()[0]
+    data = b"{}\n" * 1000 + good + b"\n"
+    path = tmp_path / name
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    ingest([path], tmp_path / "store")
+    manifest = read_manifest(tmp_path / "store")
+    assert manifest is not None
+    (source,) = manifest.sources
+    assert len(source.parts["problems"]) == 4
+    assert len(source.parts["records"]) == 4
+    store = Store.open(tmp_path / "store")
+    problems = store.table("problems")
+    assert problems["line"].to_list() == list(range(1, 1001))
+    assert set(problems["code"].to_list()) == {"format.not-a-record"}
+    records = store.table("records")
+    assert records["line"].to_list() == list(range(1, 1002))
+    assert records["offset"].to_list() == [3 * line for line in range(1001)]
+    assert store.table("games").height == 1

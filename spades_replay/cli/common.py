@@ -250,6 +250,13 @@ LIMIT_OPTIONS = (
         1 << 30,
         "longest meta value or extension string",
     ),
+    (
+        "--max-expansion",
+        DEFAULT_LIMITS.expansion,
+        1 << 30,
+        "how many times its compressed size a .gz input may expand to (its first MiB is "
+        "always read)",
+    ),
 )
 """Each limit option: its flag, default, largest value (a record is read into memory whole,
 so a gibibyte is already far beyond any game; JSON nested deeper than 1024 is refused while
@@ -294,7 +301,12 @@ def add_limit_options(parser: argparse.ArgumentParser) -> None:
 
 def limits_of(arguments: argparse.Namespace) -> Limits:
     """The limits the options ask for."""
-    limits = Limits(arguments.max_record_bytes, arguments.max_depth, arguments.max_string)
+    limits = Limits(
+        arguments.max_record_bytes,
+        arguments.max_depth,
+        arguments.max_string,
+        arguments.max_expansion,
+    )
     return DEFAULT_LIMITS if limits == DEFAULT_LIMITS else limits
 
 

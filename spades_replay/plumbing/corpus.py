@@ -9,11 +9,19 @@ is named :data:`STDIN_NAME` in reports.
 
 Reading streams: a corpus is read line by line, never whole, so memory stays flat however
 large it is. Large plain corpora are cut into byte ranges (:class:`Task`) that worker
-processes read on their own; a line belongs to the range in which it starts.
+processes read on their own; a line belongs to the range in which it starts. :func:`pieces`
+cuts the work further, so that no piece holds more than :data:`PIECE_LINES` lines: what a
+piece finds (its reports) is held until it is done, so memory is bounded by the pieces in
+flight, however short a corpus's lines are. A compressed corpus and standard input are read
+by the main process, in pieces of lines handed to the workers, since neither can be cut into
+ranges; a ``.gz`` input that expands more than ``Limits.expansion`` times its compressed size
+is refused past that point (``io.expansion``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import errno
 import gzip
 import io
@@ -29,7 +37,7 @@ from typing import BinaryIO
 import orjson
 
 from spades_replay.errors import Code, InputError, Problem
-from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.plumbing.limits import DEFAULT_LIMITS, EXPANSION_ALLOWANCE, Limits
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -39,6 +47,10 @@ RECORD_SUFFIXES = (".json",)
 CORPUS_SUFFIXES = (".jsonl", ".ndjson")
 CHUNK_BYTES = 8 * 1024 * 1024
 """The size of the byte ranges a plain corpus is cut into for worker processes."""
+PIECE_LINES = 10_000
+"""The most lines one piece of work (:func:`pieces`) holds."""
+SCAN_BYTES = 1024 * 1024
+"""How much of a plain corpus :func:`pieces` reads at a time while counting its lines."""
 
 
 def is_corpus(path: Path) -> bool:
@@ -174,7 +186,12 @@ class Task:
     """A unit of reading work: a whole file, or the byte range ``[start, end)`` of a plain
     corpus. ``index`` orders the tasks of one run. ``path`` is the name reports give the file
     (as the user gave it); ``location``, when set, is where to open it: an absolute path, so
-    that a worker on a cluster, whatever its working directory, reads the same file."""
+    that a worker on a cluster, whatever its working directory, reads the same file.
+
+    A piece of a file the main process read (a ``.gz`` corpus, standard input) carries its
+    lines in ``sources`` instead (``line`` counted from the piece's first, ``start`` the
+    offset of that first line), then ``error``, what stopped the reading if anything did;
+    ``weight`` is the bytes of the file it stands for, for progress."""
 
     index: int
     path: str
@@ -182,6 +199,9 @@ class Task:
     start: int = 0
     end: int | None = None
     location: str | None = None
+    sources: tuple[Source, ...] | None = None
+    error: Problem | None = None
+    weight: int | None = None
 
     @property
     def stdin(self) -> bool:
@@ -192,6 +212,8 @@ class Task:
     def size(self) -> int:
         """How many bytes of the file this task covers (the whole file when unknown; 0 for
         standard input)."""
+        if self.weight is not None:
+            return self.weight
         if self.stdin:
             return 0
         if self.end is not None:
@@ -251,10 +273,94 @@ def is_gzip_name(name: str) -> bool:
     return name.lower().endswith(".gz")
 
 
-def _open(path: str) -> BinaryIO:
+class _Counted:
+    """A binary stream that counts the bytes read from it."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self._stream = stream
+        self.count = 0
+
+    def read(self, size: int = -1, /) -> bytes:
+        data = self._stream.read(size)
+        self.count += len(data)
+        return data
+
+    def seek(self, offset: int, /) -> int:
+        return self._stream.seek(offset)
+
+
+INFLATE_STEP = 1024 * 1024
+"""The most a bounded gzip stream decompresses between two checks of its expansion."""
+
+
+class BoundedGzip(gzip.GzipFile):
+    """A gzip stream read from ``stream`` that raises :class:`InputError`
+    (``io.expansion``, naming ``name``) once it has given more than ``expansion`` times the
+    compressed bytes it has read, past the first :data:`EXPANSION_ALLOWANCE` bytes.
+
+    >>> bomb = gzip.compress(b"{}\\n" * 2_000_000)
+    >>> try:
+    ...     with BoundedGzip(io.BytesIO(bomb), "bomb.jsonl.gz", 100) as stream:
+    ...         _ = stream.read()
+    ... except InputError as error:
+    ...     print(error.problem.code)
+    io.expansion
+    """
+
+    def __init__(self, stream: BinaryIO, name: str, expansion: int, owned: bool = False) -> None:
+        self._counted = _Counted(stream)
+        self._name = name
+        self._expansion = expansion
+        self._given = 0
+        self._owned = stream if owned else None
+        super().__init__(fileobj=self._counted, mode="rb")
+
+    def close(self) -> None:
+        """Close the stream, and the file under it when it was opened for it (``owned``)."""
+        try:
+            super().close()
+        finally:
+            if self._owned is not None:
+                self._owned.close()
+
+    def _check(self, data: bytes) -> bytes:
+        self._given += len(data)
+        if self._given > EXPANSION_ALLOWANCE and self._given > (
+            self._expansion * self._counted.count
+        ):
+            raise _io_problem(
+                Code.IO_EXPANSION,
+                self._name,
+                f"{self._name} expands more than {self._expansion} times its compressed size "
+                f"({self._counted.count:,} bytes held {self._given:,} and more); the rest was "
+                "not read (--max-expansion)",
+            )
+        return data
+
+    def read(self, size: int | None = -1) -> bytes:
+        """Up to ``size`` bytes (all when negative), decompressed in bounded steps."""
+        wanted = -1 if size is None or size < 0 else size
+        parts: list[bytes] = []
+        while wanted != 0:
+            step = INFLATE_STEP if wanted < 0 else min(INFLATE_STEP, wanted)
+            part = self._check(super().read(step))
+            if not part:
+                break
+            parts.append(part)
+            if wanted > 0:
+                wanted -= len(part)
+        return b"".join(parts)
+
+    def readline(self, size: int | None = -1) -> bytes:
+        """One line, at most ``size`` bytes of it (callers always bound it)."""
+        return self._check(super().readline(size))
+
+
+def _open(path: str, limits: Limits = DEFAULT_LIMITS) -> BinaryIO:
     """The file at ``path`` opened for reading, if it is a regular file: opened without
     waiting (a FIFO would block), then checked, so that a file swapped for a FIFO or a device
-    after it was found is refused too (``io.not-a-file``)."""
+    after it was found is refused too (``io.not-a-file``). A ``.gz`` file is decompressed,
+    within ``limits.expansion``."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     mode = os.fstat(fd).st_mode
     if stat.S_ISDIR(mode):
@@ -267,36 +373,23 @@ def _open(path: str) -> BinaryIO:
     os.set_blocking(fd, True)
     stream = open(fd, "rb")  # noqa: SIM115 (the caller closes it)
     if is_gzip_name(path):
-        return _Gzip(stream)  # type: ignore[return-value]
+        return BoundedGzip(stream, path, limits.expansion, owned=True)  # type: ignore[return-value]
     return stream
 
 
-class _Gzip(gzip.GzipFile):
-    """A gzip reader of an open file that closes the file when it is closed."""
-
-    def __init__(self, raw: BinaryIO) -> None:
-        super().__init__(fileobj=raw, mode="rb")
-        self._raw = raw
-
-    def close(self) -> None:
-        try:
-            super().close()
-        finally:
-            self._raw.close()
-
-
-def _stdin() -> BinaryIO:
+def _stdin(limits: Limits) -> BinaryIO:
     """Standard input as bytes, decompressed when it starts with gzip's magic bytes."""
     stream: BinaryIO = sys.stdin.buffer
     if isinstance(stream, io.BufferedReader) and stream.peek(2)[:2] == GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
+        return BoundedGzip(stream, STDIN_NAME, limits.expansion)  # type: ignore[return-value]
     return stream
 
 
-def _read_stdin(cap: int) -> Iterator[Source]:
+def _read_stdin(limits: Limits) -> Iterator[Source]:
     """Standard input: one record, or a corpus when its first line is a whole JSON value
     and more follows."""
-    stream = _stdin()
+    cap = limits.record_bytes
+    stream = _stdin(limits)
     first = stream.readline(cap + 2)
     rest = stream.readline(cap + 2)
     if not rest or not whole_json(first):
@@ -336,10 +429,16 @@ def whole_json(line: bytes) -> bool:
 def read_task(task: Task, limits: Limits = DEFAULT_LIMITS) -> Iterator[Source]:
     """The lines (or the whole file) of a task, in order.
 
-    Raises :class:`InputError` if the file cannot be read or decompressed.
+    Raises :class:`InputError` if the file cannot be read or decompressed, or expands past
+    ``limits.expansion``.
     """
+    if task.sources is not None:
+        yield from task.sources
+        if task.error is not None:
+            raise InputError(task.error)
+        return
     try:
-        yield from _read(task, limits.record_bytes)
+        yield from _read(task, limits)
     except (gzip.BadGzipFile, zlib.error, EOFError) as error:
         raise _io_problem(
             Code.IO_COMPRESSION,
@@ -362,12 +461,116 @@ def _skip_line(stream: BinaryIO) -> int:
             return skipped
 
 
-def _read(task: Task, cap: int) -> Iterator[Source]:
+def _read(task: Task, limits: Limits) -> Iterator[Source]:
     if task.stdin:
-        yield from _read_stdin(cap)
+        yield from _read_stdin(limits)
         return
-    with _open(task.location or task.path) as stream:
-        yield from _read_stream(stream, task, cap)
+    with _open(task.location or task.path, limits) as stream:
+        yield from _read_stream(stream, task, limits.record_bytes)
+
+
+def pieces(
+    tasks: Iterable[Task],
+    limits: Limits = DEFAULT_LIMITS,
+    lines: int = PIECE_LINES,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> Iterator[Task]:
+    """The ``tasks`` (of :func:`plan`) cut so that none holds more than ``lines`` lines,
+    numbered from 0 in order, made as they are asked for.
+
+    A range of a plain corpus is cut at line starts (counted here, at the speed of reading
+    the file). A ``.gz`` corpus and standard input are read here, by :func:`read_task`, and
+    handed on as pieces of at most ``lines`` lines and about ``chunk_bytes`` bytes; what
+    stops that reading (an unreadable or expanding file) ends the last piece, as
+    :attr:`Task.error`. Record files are left whole (one record each).
+    """
+    index = 0
+    for task in tasks:
+        if read_here(task):
+            cut = _read_pieces(task, limits, lines, chunk_bytes)
+        elif task.corpus:
+            cut = _ranges(task, lines)
+        else:
+            cut = iter((task,))
+        for piece in cut:
+            yield dataclasses.replace(piece, index=index)
+            index += 1
+
+
+def read_here(task: Task) -> bool:
+    """Whether :func:`pieces` reads ``task`` itself (standard input, a ``.gz`` corpus)
+    rather than leaving it to a worker, since it cannot be cut into byte ranges."""
+    return task.stdin or (task.corpus and is_gzip_name(task.path))
+
+
+def _ranges(task: Task, lines: int) -> Iterator[Task]:
+    """The range of ``task`` cut at line starts, at most ``lines`` starting in each."""
+    start = task.start
+    with contextlib.ExitStack() as stack:
+        try:
+            stream = stack.enter_context(_open(task.location or task.path))
+        except (OSError, InputError):
+            yield task  # its worker reports why it cannot be read
+            return
+        end = task.end if task.end is not None else os.fstat(stream.fileno()).st_size
+        # a line starts at 0 and after every newline; one that starts at or after ``end``
+        # belongs to the next range
+        count = 1 if start == 0 else 0
+        position = max(start - 1, 0)
+        stream.seek(position)
+        while position < end - 1:
+            block = stream.read(min(SCAN_BYTES, end - 1 - position))
+            if not block:
+                break
+            found = block.count(b"\n")
+            if count + found <= lines:
+                count += found
+            else:
+                newline = block.find(b"\n")
+                while newline >= 0:
+                    count += 1
+                    if count > lines:
+                        cut = position + newline + 1
+                        yield dataclasses.replace(task, start=start, end=cut)
+                        start, count = cut, 1
+                    newline = block.find(b"\n", newline + 1)
+            position += len(block)
+    yield task if start == task.start else dataclasses.replace(task, start=start, end=end)
+
+
+def _read_pieces(task: Task, limits: Limits, lines: int, chunk_bytes: int) -> Iterator[Task]:
+    """A file read here, as pieces of its lines (or its one record, for standard input).
+    Every piece but the last weighs nothing: the last one stands for the whole file."""
+
+    def piece(batch: list[Source], error: Problem | None = None) -> Task:
+        start = batch[0].offset if batch else 0
+        return dataclasses.replace(
+            task, start=start, end=None, sources=tuple(batch), error=error, weight=0
+        )
+
+    held: Task | None = None
+    batch: list[Source] = []
+    size = 0
+    before = 0
+    error: Problem | None = None
+    try:
+        for source in read_task(task, limits):
+            line = None if source.line is None else source.line - before
+            batch.append(dataclasses.replace(source, line=line))
+            size += len(source.data)
+            if len(batch) >= lines or size >= chunk_bytes:
+                if held is not None:
+                    yield held
+                held = piece(batch)
+                before += len(batch)
+                batch, size = [], 0
+    except InputError as stopped:
+        error = stopped.problem
+    if held is not None and (batch or error is not None):
+        yield held
+        held = None
+    last = held if held is not None else piece(batch, error)
+    yield dataclasses.replace(last, weight=task.size)
 
 
 def _read_stream(stream: BinaryIO, task: Task, cap: int) -> Iterator[Source]:
@@ -408,7 +611,8 @@ def read_memory(
     corpus. ``max_bytes`` caps the bytes taken, after decompression.
 
     Raises :class:`InputError`: ``format.limit`` beyond ``max_bytes``, ``io.compression``
-    for bytes that are not valid gzip.
+    for bytes that are not valid gzip, ``io.expansion`` for gzip that expands past
+    ``limits.expansion``.
     """
     if max_bytes is not None and len(data) > max_bytes:
         raise _io_problem(
@@ -416,7 +620,7 @@ def read_memory(
         )
     if is_gzip_name(name):
         try:
-            with gzip.GzipFile(fileobj=io.BytesIO(data)) as compressed:
+            with BoundedGzip(io.BytesIO(data), name, limits.expansion) as compressed:
                 data = compressed.read(-1 if max_bytes is None else max_bytes + 1)
         except (gzip.BadGzipFile, zlib.error, EOFError) as error:
             raise _io_problem(
@@ -445,7 +649,7 @@ def read_at(
     """
     corpus = is_corpus(Path(path))
     try:
-        with _open(path) as stream:
+        with _open(path, limits) as stream:
             if corpus:
                 stream.seek(offset)
                 raw = stream.readline(limits.record_bytes + 2)

@@ -17,8 +17,11 @@ import multiprocessing
 import os
 import signal
 import threading
+from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from itertools import islice
 from multiprocessing import resource_tracker
+from multiprocessing.pool import AsyncResult
 from typing import Protocol, TypeVar
 
 ProgressCallback = Callable[[int, int], None]
@@ -51,6 +54,15 @@ def workers(jobs: Jobs, items: int | None = None) -> Jobs:
         return jobs
     count = jobs if jobs > 0 else os.cpu_count() or 1
     return count if items is None else min(count, max(items, 1))
+
+
+AHEAD_PER_WORKER = 2
+"""How many batches of work :func:`ordered_map` keeps in flight per worker process: enough
+to keep every worker busy, few enough that memory is bounded by the work in flight."""
+
+
+def _run_batch(function: Callable[[Item], Result], batch: Sequence[Item]) -> list[Result]:
+    return [function(item) for item in batch]
 
 
 def _quiet_worker() -> None:
@@ -99,6 +111,10 @@ def ordered_map(
     With ``jobs`` 1 nothing is started. Workers come from a fork server (a clean process,
     whatever threads the caller runs) that imports ``preload`` once. An :class:`Executor`
     given as ``jobs`` runs the work instead (in batches of ``chunksize`` items).
+
+    ``items`` is read as work is handed out, here in the calling thread, and at most
+    :data:`AHEAD_PER_WORKER` batches of ``chunksize`` per worker are handed out and not yet
+    taken by the caller: a lazy ``items`` and a slow caller never make work pile up.
     """
     if not isinstance(jobs, int):
         yield from jobs.ordered_map(function, items, chunksize=chunksize)
@@ -113,7 +129,16 @@ def ordered_map(
         # the fork server, then the workers it forks, never see Ctrl-C
         with sigint_shielded():
             pool = context.Pool(jobs, initializer=_quiet_worker)
-        yield from pool.imap(function, items, chunksize)
+        iterator = iter(items)
+        batches = iter(lambda: list(islice(iterator, max(chunksize, 1))), [])
+        pending: deque[AsyncResult[list[Result]]] = deque()
+        for batch in islice(batches, jobs * AHEAD_PER_WORKER):
+            pending.append(pool.apply_async(_run_batch, (function, batch)))
+        while pending:
+            results = pending.popleft().get()
+            for batch in islice(batches, 1):
+                pending.append(pool.apply_async(_run_batch, (function, batch)))
+            yield from results
         pool.close()
     except BaseException:
         if pool is not None:

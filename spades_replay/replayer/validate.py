@@ -18,10 +18,13 @@ from typing import Any, NamedTuple, Protocol
 from spades_replay.errors import Code, FormatError, InputError, Problem
 from spades_replay.plumbing.corpus import (
     CHUNK_BYTES,
+    PIECE_LINES,
     Source,
     Task,
     expand,
+    pieces,
     plan,
+    read_here,
     read_task,
     whole_json,
 )
@@ -239,7 +242,8 @@ class Summary:
 @dataclass(frozen=True, slots=True)
 class TaskResult:
     """What one task found: its counts, the reports to show, and how many lines it read;
-    when asked, ``offsets``: the (line, byte offset) of every record read, in order."""
+    when asked, ``offsets``: the (line, byte offset) of every record read, in order.
+    ``path`` and ``size`` are the task's (:class:`~spades_replay.plumbing.corpus.Task`)."""
 
     index: int
     lines: int
@@ -247,6 +251,8 @@ class TaskResult:
     reports: tuple[RecordReport, ...]
     sink: Sink | None = None
     offsets: tuple[tuple[int | None, int], ...] = ()
+    path: str = ""
+    size: int = 0
 
 
 def oversize_report(source: Source, limits: Limits) -> RecordReport:
@@ -338,7 +344,9 @@ def run_task(
             take(first)
     except InputError as error:
         summary.io_errors.append(error.problem)
-    return TaskResult(task.index, lines, summary, tuple(reports), sink, tuple(starts))
+    return TaskResult(
+        task.index, lines, summary, tuple(reports), sink, tuple(starts), task.path, task.size
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +370,10 @@ class CorpusValidation:
     ``keep_valid``), in input order, with absolute ``.jsonl`` line numbers, whatever ``jobs``
     is. ``jobs`` is the number of worker processes (1: none; 0: one per core), or a cluster
     (:class:`~spades_replay.plumbing.parallel.Executor`); plain corpora are cut into ranges of
-    ``chunk_bytes`` for them.
+    ``chunk_bytes`` for them, and every corpus into pieces of at most ``piece_lines`` lines
+    (:func:`~spades_replay.plumbing.corpus.pieces`). Reports are yielded as each piece is
+    done and kept nowhere: memory is bounded by the pieces in flight, whatever the corpus
+    holds.
 
     With ``sink``, each task (in its worker) hands every valid record (:class:`Verified`) to a sink
     made by ``sink()``; the filled sinks reach ``on_sink`` in the main process, in input
@@ -381,9 +392,12 @@ class CorpusValidation:
         chunk_bytes: int = CHUNK_BYTES,
         sink: Callable[[], Sink] | None = None,
         on_sink: Callable[[Sink, int], None] | None = None,
+        piece_lines: int = PIECE_LINES,
     ) -> None:
         self.summary = Summary()
         self._chunk_bytes = chunk_bytes
+        self._piece_lines = piece_lines
+        self._limits = limits
         self._paths = list(paths)
         self._jobs = workers(jobs)
         self._worker = _Worker(keep_valid, limits, sink)
@@ -395,11 +409,10 @@ class CorpusValidation:
         return plan(files, self._chunk_bytes)
 
     def _results(self, tasks: list[Task]) -> Generator[TaskResult, None, None]:
-        # standard input can only be read here, in the main process
-        jobs = 1 if any(task.stdin for task in tasks) else workers(self._jobs, len(tasks))
-        yield from ordered_map(
-            self._worker, tasks, jobs, preload=["spades_replay.replayer.validate"]
-        )
+        cut = pieces(tasks, self._limits, self._piece_lines, self._chunk_bytes)
+        # no more workers than tasks, unless one is read in pieces of unknown number
+        jobs = self._jobs if any(map(read_here, tasks)) else workers(self._jobs, len(tasks))
+        yield from ordered_map(self._worker, cut, jobs, preload=["spades_replay.replayer.validate"])
 
     def __iter__(self) -> Iterator[RecordReport]:
         tasks = self._tasks()
@@ -413,13 +426,12 @@ class CorpusValidation:
         done = 0
         lines_before: dict[str, int] = {}
         for result in results:
-            task = tasks[result.index]
-            offset = lines_before.get(task.path, 0)
-            lines_before[task.path] = offset + result.lines
+            offset = lines_before.get(result.path, 0)
+            lines_before[result.path] = offset + result.lines
             self.summary.merge(result.summary)
             if self._on_sink is not None and result.sink is not None:
                 self._on_sink(result.sink, offset)
-            done += task.size
+            done += result.size
             if self._progress is not None:
                 self._progress(done, total)
             for report in result.reports:

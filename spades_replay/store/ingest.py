@@ -10,15 +10,18 @@ removed. A run killed at any moment leaves the old manifest (and some unnamed pa
 removed by the next ingest) or the new one.
 
 Reading goes through :func:`~spades_replay.replayer.validate.run_task` on
-:func:`~spades_replay.plumbing.parallel.ordered_map` (one task per file, or per byte range of a
-large corpus): the rows are those of :class:`~spades_replay.stats.collect.RowSink`, exactly as
-``stats`` builds them.
+:func:`~spades_replay.plumbing.parallel.ordered_map` (one task per record file, per piece of
+at most :data:`~spades_replay.plumbing.corpus.PIECE_LINES` lines of a corpus): the rows are
+those of :class:`~spades_replay.stats.collect.RowSink`, exactly as ``stats`` builds them, and
+each piece's rows (its ``problems`` too) are written as part files as soon as it is done, so
+memory is bounded by the pieces in flight.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -29,7 +32,15 @@ import polars as pl
 
 from spades_replay.errors import Code, Problem
 from spades_replay.plumbing.atomic import atomic_writer
-from spades_replay.plumbing.corpus import CHUNK_BYTES, Task, expand, plan
+from spades_replay.plumbing.corpus import (
+    CHUNK_BYTES,
+    PIECE_LINES,
+    Task,
+    expand,
+    pieces,
+    plan,
+    read_here,
+)
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.plumbing.parallel import Jobs, ProgressCallback, ordered_map, workers
 from spades_replay.replayer.validate import RecordReport, TaskResult, run_task
@@ -233,7 +244,7 @@ def _digest(file: _File, settings: Settings, chunk_bytes: int) -> str:
     file's bytes, the path its rows name, how it was read), so that a part file named in a
     manifest is never rewritten with other bytes."""
     text = (
-        f"{STORE_VERSION}|{file.sha256}|{file.path}|{chunk_bytes}|"
+        f"{STORE_VERSION}|{file.sha256}|{file.path}|{chunk_bytes}|{PIECE_LINES}|"
         f"{sorted(settings.to_dict().items())}"
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -337,8 +348,11 @@ class _Writer:
         name = f"{PARTS}/{table}/{reading.file.key}-{reading.digest}-{reading.chunks:05d}.parquet"
         path = self.directory / name
         path.parent.mkdir(parents=True, exist_ok=True)
+        # encoded first, so that a failed write (a full disk) is an OSError of the writer
+        encoded = io.BytesIO()
+        frame.write_parquet(encoded, statistics=True)
         with atomic_writer(path) as stream:
-            frame.write_parquet(stream, statistics=True)
+            stream.write(encoded.getbuffer())
         reading.parts.setdefault(table, []).append(name)
 
     def take(self, result: TaskResult) -> None:
@@ -383,16 +397,21 @@ class _Writer:
 
 
 def _results(
-    tasks: list[Task], worker: _Worker, jobs: Jobs, progress: ProgressCallback | None
+    tasks: list[Task],
+    worker: _Worker,
+    jobs: Jobs,
+    progress: ProgressCallback | None,
+    chunk_bytes: int,
 ) -> Iterator[TaskResult]:
     total = sum(task.size for task in tasks)
     done = 0
-    results = ordered_map(
-        worker, tasks, workers(jobs, len(tasks)), preload=["spades_replay.store.ingest"]
-    )
+    cut = pieces(tasks, worker.limits, PIECE_LINES, chunk_bytes)
+    # no more workers than tasks, unless one is read in pieces of unknown number
+    jobs = jobs if any(map(read_here, tasks)) else workers(jobs, len(tasks))
+    results = ordered_map(worker, cut, jobs, preload=["spades_replay.store.ingest"])
     try:
         for result in results:
-            done += tasks[result.index].size
+            done += result.size
             yield result
             if progress is not None:
                 progress(done, total)
@@ -469,8 +488,9 @@ def ingest(
         tasks = plan([Path(file.path) for file in to_read], chunk_bytes)
         by_path = {file.path: file for file in to_read}
         current = None
-        for result in _results(tasks, _Worker(settings.limits, settings.analysis), jobs, progress):
-            path = tasks[result.index].path
+        worker = _Worker(settings.limits, settings.analysis)
+        for result in _results(tasks, worker, jobs, progress, chunk_bytes):
+            path = result.path
             if path != current:
                 writer.start(by_path[path])
                 current = path
@@ -493,8 +513,11 @@ def _check_settings(directory: Path, old: Manifest, settings: Settings) -> None:
     """Refuse to mix files read with other settings into one store."""
     wanted = settings.to_dict()
     for name in ("analysis", "limits"):
-        if old.settings.get(name) != wanted[name] and old.sources:
-            had = old.settings.get(name)
+        had = old.settings.get(name)
+        if name == "limits" and isinstance(had, dict):
+            # a store made before a limit existed was read under its default
+            had = {**dataclasses.asdict(DEFAULT_LIMITS), **had}
+        if had != wanted[name] and old.sources:
             raise StoreError(
                 f"the store {directory} was built with {name} = {had}, not {wanted[name]}: "
                 f"ingest with the same options, or into another store"
