@@ -141,3 +141,41 @@ def test_the_cluster_report_renders() -> None:
     assert "| per-partition scheduling overhead | 10.00 ms" in text
     assert "0.71% of an 8 MB partition's 1.40 s" in text
     assert "| 180 an hour |" in text
+
+
+@pytest.mark.slow
+def test_the_memory_benchmark_measures_and_renders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gzip
+
+    spec = importlib.util.spec_from_file_location("bench_memory", ROOT / "benchmarks" / "memory.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_memory"] = module
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "OUT", tmp_path)
+    bomb = module.bomb(100_003)
+    assert gzip.decompress(bomb.read_bytes()) == b"{}\n" * 100_003
+    small = module.bomb(3_000)
+    figures = {
+        command: module.peak(module.arguments(command, small, 1, tmp_path / "store"))
+        for command in module.COMMANDS
+    }
+    for command, figure in figures.items():
+        assert figure["code"] == 1, (command, figure)
+        assert figure["peak_mb"] > 10
+    valid = module.peak(module.arguments("validate", FIXTURES / "corpus", 2, tmp_path / "s"))
+    assert valid["code"] == 0
+    results = {
+        "when": "now",
+        "machine": "here",
+        "bomb": {"lines": 3_000, "bytes": small.stat().st_size},
+        "valid": {"bytes": 1_000_000},
+        "runs": [{"command": "validate", "jobs": 2, "bomb": figures["validate"], "valid": valid}],
+        "bounded": figures["validate"],
+    }
+    text = module.markdown(results)
+    assert "| `validate` | 2 |" in text
+    assert "3,000 lines of `{}`" in text

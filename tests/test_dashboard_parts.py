@@ -403,8 +403,11 @@ def test_bad_uploads_are_problems_not_errors() -> None:
     huge = data.read_upload(data.Upload.too_big("huge.json", data.UPLOAD_BYTES + 1))
     assert huge.problems[0].code.value == "format.limit"
     assert "spades-replay dashboard PATH" in huge.problems[0].message
-    bomb = data.read_upload(_upload("bomb.jsonl.gz", gzip.compress(b" " * (data.UPLOAD_BYTES + 1))))
-    assert bomb.problems[0].code.value == "format.limit"
+    squeezed = gzip.compress(b" " * (data.UPLOAD_BYTES + 1))
+    bomb = data.read_upload(_upload("bomb.jsonl.gz", squeezed))
+    assert bomb.problems[0].code.value == "io.expansion"
+    lifted = data.read_upload(_upload("bomb.jsonl.gz", squeezed), Limits(expansion=10_000))
+    assert lifted.problems[0].code.value == "format.limit"
     long_line = b'{"x": "' + b"a" * 100 + b'"}'
     small = data.read_upload(_upload("x.jsonl", long_line), Limits(record_bytes=50))
     assert small.invalid[0].problems[0].code.value == "format.limit"

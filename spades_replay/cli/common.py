@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
+import shutil
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -390,7 +392,7 @@ def write_output(output: str | None, data: bytes, *, text: bool = False) -> None
             with output_writer(output) as stream:
                 stream.write(data)
         except OSError as error:
-            raise UsageError(f"cannot write {safe(output, 300)}: {error.strerror}") from None
+            raise write_failed(output, error) from None
     elif data:
         if text and sys.stdout.isatty():
             data = terminal_text(data)
@@ -407,6 +409,38 @@ def terminal_text(data: bytes) -> bytes:
     """
     lines = data.decode("utf-8", errors="replace").split("\n")
     return "\n".join(safe(line, len(line)) for line in lines).encode()
+
+
+def write_failed(
+    target: str | os.PathLike[str], error: OSError, what: str | None = None
+) -> UsageError:
+    """The usage error (exit 2) of a write to ``target`` that failed and left it as it was
+    (every write is atomic): what was written (``what``, else the target), why, and for a
+    full disk, which disk (where it is mounted) and the room left on it."""
+    name = safe(str(target), 500)
+    text = f"cannot write {what or name}: {error.strerror or error}"
+    if error.errno in (errno.ENOSPC, errno.EDQUOT):
+        mount = mount_point(target)
+        try:
+            free = f"{shutil.disk_usage(mount).free:,} bytes free"
+        except OSError:
+            free = "its room unknown"
+        text += f" (the disk mounted at {safe(str(mount), 500)}, {free})"
+    return UsageError(f"{text}; {name} is left as it was")
+
+
+def mount_point(path: str | os.PathLike[str]) -> Path:
+    """Where the filesystem that holds (or would hold) ``path`` is mounted.
+
+    >>> mount_point("/")
+    PosixPath('/')
+    """
+    place = Path(os.path.abspath(path))
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    while not os.path.ismount(place):
+        place = place.parent
+    return place
 
 
 def report_counted(err: Console, games: str, summary: Summary) -> None:

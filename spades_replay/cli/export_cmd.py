@@ -15,13 +15,13 @@ from spades_replay.cli.common import (
     EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
-    UsageError,
     console_for,
     no_records_message,
     output_writer,
     print_problem,
     refuse_own_inputs,
     stdout_console,
+    write_failed,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.errors import InputError, Problem
@@ -198,7 +198,7 @@ def run(arguments: argparse.Namespace) -> int:
         err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
         return EXIT_NO_RECORDS
     except OSError as error:
-        raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
+        raise write_failed(arguments.output, error) from None
     export.report_refusals()
     text = (
         f"exported {export.hands} hand(s) of {export.games} game(s) to OpenSpiel in "

@@ -25,6 +25,7 @@ from spades_replay.cli.common import (
     output_writer,
     refuse_own_inputs,
     stdout_console,
+    write_failed,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.errors import InputError
@@ -214,7 +215,7 @@ def run(arguments: argparse.Namespace) -> int:
         )
         return EXIT_NO_RECORDS
     except OSError as error:
-        raise UsageError(f"cannot write {output}: {error.strerror or error}") from None
+        raise write_failed(output, error) from None
     text = f"imported {imported} game(s) from OpenSpiel to {safe(output, 500)}"
     if refused:
         text += f"; {refused} refused"

@@ -23,6 +23,7 @@ from spades_replay.cli.common import (
     load_kernel,
     stdout_console,
     workers_of,
+    write_failed,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.text import safe
@@ -132,7 +133,8 @@ def run(arguments: argparse.Namespace) -> int:
     except StoreError as error:
         raise UsageError(str(error)) from None
     except OSError as error:
-        raise UsageError(f"cannot write the store {arguments.store}: {error.strerror}") from None
+        store = safe(arguments.store, 500)
+        raise write_failed(arguments.store, error, f"the store {store}") from None
     for problem in report.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     line = (

@@ -22,6 +22,7 @@ from spades_replay.cli.common import (
     no_records_message,
     print_problem,
     stdout_console,
+    write_failed,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.errors import InputError
@@ -169,9 +170,12 @@ def run(arguments: argparse.Namespace) -> int:
             except InputError as error:
                 raise UsageError(error.problem.message) from None
             except OSError as error:
-                raise UsageError(
-                    f"cannot write {safe(str(target), 300)}: {error.strerror or error}"
-                ) from None
+                failed = write_failed(target or "<stdout>", error)
+                if results:
+                    failed = UsageError(
+                        f"{failed}; the {len(results)} file(s) before it were migrated whole"
+                    )
+                raise failed from None
             results.append(result)
             _report(err if to_stdout else bar.out, result, arguments.in_place)
     return _summary(err if to_stdout else bar.out, results, arguments.to)

@@ -17,6 +17,7 @@ from spades_replay.cli.common import (
     rule_setting,
     stdout_console,
     workers_of,
+    write_failed,
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.engine.rules import PRESETS, Rules, options_problem
@@ -151,7 +152,7 @@ def run(arguments: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(safe(str(error), 1000)) from None
     except OSError as error:
-        raise UsageError(f"cannot write {arguments.output}: {error.strerror or error}") from None
+        raise write_failed(arguments.output, error) from None
     out.print(
         Text(f"wrote {tally.games} {spec.variant.value} game(s) to {safe(arguments.output, 500)}")
     )

@@ -7,11 +7,13 @@ differs too. A file read again has all its old rows replaced.
 Crash-safe: the part files of every file read are written first (each atomically), then the
 manifest is replaced atomically (the switch), then the part files it no longer names are
 removed. A run killed at any moment leaves the old manifest (and some unnamed part files,
-removed by the next ingest) or the new one.
+removed by the next ingest) or the new one. A run that fails before the switch (a full disk,
+a failed rename, an interrupt) removes the part files it wrote, and the store's folder if it
+made it: the store is left exactly as it was.
 
 Reading goes through :func:`~spades_replay.replayer.validate.run_task` on
 :func:`~spades_replay.plumbing.parallel.ordered_map` (one task per record file, per piece of
-at most :data:`~spades_replay.plumbing.corpus.PIECE_LINES` lines of a corpus): the rows are
+at most :data:`PIECE_LINES` lines of a corpus): the rows are
 those of :class:`~spades_replay.stats.collect.RowSink`, exactly as ``stats`` builds them, and
 each piece's rows (its ``problems`` too) are written as part files as soon as it is done, so
 memory is bounded by the pieces in flight.
@@ -19,10 +21,12 @@ memory is bounded by the pieces in flight.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import io
 import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +38,6 @@ from spades_replay.errors import Code, Problem
 from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.corpus import (
     CHUNK_BYTES,
-    PIECE_LINES,
     Task,
     expand,
     pieces,
@@ -59,6 +62,11 @@ from spades_replay.store.layout import (
     write_manifest,
 )
 from spades_replay.store.read import verify_parts
+
+PIECE_LINES = 10_000
+"""The most lines of one piece of ingest's work, so of one part file: ingest holds a piece's
+rows while it writes them, and larger parts keep a store of many small records in fewer
+files."""
 
 RECORD_SCHEMA: dict[str, Any] = {
     "source": pl.String,
@@ -330,6 +338,8 @@ class _Writer:
         self.jobs = jobs
         self.report = report
         self.done: dict[str, SourceEntry] = {}
+        self.written: list[Path] = []
+        self.folders: list[Path] = []
         self._current: _Reading | None = None
 
     def start(self, file: _File) -> None:
@@ -347,13 +357,29 @@ class _Writer:
             return
         name = f"{PARTS}/{table}/{reading.file.key}-{reading.digest}-{reading.chunks:05d}.parquet"
         path = self.directory / name
+        self.folders.extend(
+            folder for folder in (path.parent.parent, path.parent) if not folder.exists()
+        )
         path.parent.mkdir(parents=True, exist_ok=True)
         # encoded first, so that a failed write (a full disk) is an OSError of the writer
         encoded = io.BytesIO()
         frame.write_parquet(encoded, statistics=True)
+        new = not path.exists()
         with atomic_writer(path) as stream:
             stream.write(encoded.getbuffer())
+        if new:
+            self.written.append(path)
         reading.parts.setdefault(table, []).append(name)
+
+    def discard(self) -> None:
+        """Remove every part file (and folder) this run wrote: a run that failed before
+        its switch leaves the store as it was."""
+        for path in self.written:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()
+        for folder in reversed(self.folders):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
 
     def take(self, result: TaskResult) -> None:
         """Write the rows of one task's result as part files of the file being read."""
@@ -450,6 +476,7 @@ def ingest(
         found = IngestReport()
         if not _found(paths, found, directory) and found.io_errors:
             return found  # no input could be read: no store is made
+    created = not directory.exists()
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as error:
@@ -463,43 +490,15 @@ def ingest(
         else:
             old = read_manifest(directory) or Manifest(settings.to_dict())
             verify_parts(directory, old)
-        _check_settings(directory, old, settings)
-        previous = {source.resolved: source for source in old.sources}
-        files = _found(paths, report, directory)
-        report.files = len(files)
-        named: list[SourceEntry | _File] = []
-        to_read: list[_File] = []
-        for file in files:
-            try:
-                checked, same = _unchanged(file, previous.get(file.resolved))
-                if not same and checked.sha256 is None:
-                    checked = dataclasses.replace(checked, sha256=_sha256(file.path))
-            except OSError as error:
-                report.io_errors.append(_io_error(file.path, error))
-                continue
-            if same:
-                entry = previous[file.resolved]
-                named.append(dataclasses.replace(entry, mtime_ns=checked.mtime_ns))
-                report.unchanged += 1
-            else:
-                named.append(checked)
-                to_read.append(checked)
         writer = _Writer(directory, settings, jobs, report, chunk_bytes)
-        tasks = plan([Path(file.path) for file in to_read], chunk_bytes)
-        by_path = {file.path: file for file in to_read}
-        current = None
-        worker = _Worker(settings.limits, settings.analysis)
-        for result in _results(tasks, worker, jobs, progress, chunk_bytes):
-            path = result.path
-            if path != current:
-                writer.start(by_path[path])
-                current = path
-            writer.take(result)
-        writer.finish()
-        report.read = len(writer.done)
-        sources = _ordered(old, named, writer.done, prune, report)
-        manifest = Manifest(_merged_settings(old, settings), tuple(sources))
-        write_manifest(directory, manifest)
+        try:
+            manifest, named, sources = _update(paths, old, settings, writer, prune, progress)
+        except BaseException:
+            # (a failed write, an interrupt): the store is left as it was, or not made
+            writer.discard()
+            if created:
+                shutil.rmtree(directory, ignore_errors=True)
+            raise
         report.removed_parts = remove_unreferenced(directory, manifest)
     report.games = sum(source.games for source in manifest.sources)
     report.records = sum(source.records for source in manifest.sources)
@@ -507,6 +506,57 @@ def ingest(
     this_run = {item.resolved for item in named}
     report.invalid_named = sum(source.invalid for source in sources if source.resolved in this_run)
     return report
+
+
+def _update(
+    paths: list[str | os.PathLike[str]],
+    old: Manifest,
+    settings: Settings,
+    writer: _Writer,
+    prune: bool,
+    progress: ProgressCallback | None,
+) -> tuple[Manifest, list[SourceEntry | _File], list[SourceEntry]]:
+    """Read what changed since the manifest ``old``, write its part files, then switch the
+    manifest: the new manifest, the files named and the sources of the store."""
+    report, jobs, chunk_bytes = writer.report, writer.jobs, writer.chunk_bytes
+    directory = writer.directory
+    _check_settings(directory, old, settings)
+    previous = {source.resolved: source for source in old.sources}
+    files = _found(paths, report, directory)
+    report.files = len(files)
+    named: list[SourceEntry | _File] = []
+    to_read: list[_File] = []
+    for file in files:
+        try:
+            checked, same = _unchanged(file, previous.get(file.resolved))
+            if not same and checked.sha256 is None:
+                checked = dataclasses.replace(checked, sha256=_sha256(file.path))
+        except OSError as error:
+            report.io_errors.append(_io_error(file.path, error))
+            continue
+        if same:
+            entry = previous[file.resolved]
+            named.append(dataclasses.replace(entry, mtime_ns=checked.mtime_ns))
+            report.unchanged += 1
+        else:
+            named.append(checked)
+            to_read.append(checked)
+    tasks = plan([Path(file.path) for file in to_read], chunk_bytes)
+    by_path = {file.path: file for file in to_read}
+    current = None
+    worker = _Worker(settings.limits, settings.analysis)
+    for result in _results(tasks, worker, jobs, progress, chunk_bytes):
+        path = result.path
+        if path != current:
+            writer.start(by_path[path])
+            current = path
+        writer.take(result)
+    writer.finish()
+    report.read = len(writer.done)
+    sources = _ordered(old, named, writer.done, prune, report)
+    manifest = Manifest(_merged_settings(old, settings), tuple(sources))
+    write_manifest(directory, manifest)
+    return manifest, named, sources
 
 
 def _check_settings(directory: Path, old: Manifest, settings: Settings) -> None:

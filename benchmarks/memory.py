@@ -1,0 +1,183 @@
+"""Peak memory on hostile input: ``./dev bench memory [--quick] [--lines N] [--size BYTES]
+[--write-docs]``.
+
+For each command that reads corpora (``validate``, ``stats``, ``ingest``, ``rescore``), with
+``--jobs 1`` and ``--jobs 2``, the peak resident memory of the whole process tree (sampled
+from /proc every 50 ms, and never below the main process's own high-water mark, VmHWM) on:
+
+- a gzip bomb: ``--lines`` lines of ``{}`` (default 10,000,000: a 29 KB ``.jsonl.gz``;
+  ``--quick``: 300,000), every one an invalid record, read whole (``--max-expansion`` lifted:
+  the bound would stop it after its first MiB, which is measured apart, once);
+- a valid corpus of at least ``--size`` bytes (default 1 GB; ``--quick``: 100 MB): the lines
+  of the benchmark corpora of benchmarks/run.py repeated (simulating a gigabyte of games
+  would take hours: ``simulate`` writes about 50 games a second),
+
+side by side, with the wall time of each run. The limit: the bomb's peak at most the valid
+corpus's, command by command. Results go to ``benchmarks/out/memory.json``; with
+``--write-docs`` also to docs/reliability.md between its ``memory-bench`` markers.
+
+A full run reads the bomb eight times: about an hour and a half on two free cores. The
+default run is the full one; ``--quick`` takes a few minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pages import replace_block
+from run import OUT, PEAK_OF_ONE, SEEDS, _tree_rss_kib, big_corpus, corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs" / "reliability.md"
+COMMANDS = ("validate", "stats", "ingest", "rescore")
+LIFTED = str(1 << 30)
+"""``--max-expansion`` for reading the whole bomb."""
+
+
+def bomb(lines: int) -> Path:
+    """A ``.jsonl.gz`` of ``lines`` lines of ``{}``, made once and kept in benchmarks/out/."""
+    path = OUT / f"bomb-{lines}.jsonl.gz"
+    if not path.exists():
+        block = b"{}\n" * 100_000
+        with gzip.open(path, "wb", compresslevel=9) as stream:
+            for _ in range(lines // 100_000):
+                stream.write(block)
+            stream.write(b"{}\n" * (lines % 100_000))
+    return path
+
+
+def arguments(command: str, path: Path, jobs: int, store: Path) -> list[str]:
+    """The command line of ``command`` on ``path``, its output thrown away."""
+    common = ["--no-progress", "--jobs", str(jobs), "--max-expansion", LIFTED]
+    if command == "validate":
+        return ["validate", "--quiet", *common, str(path)]
+    if command == "stats":
+        return ["stats", *common, str(path)]
+    if command == "ingest":
+        return ["ingest", *common, "--store", str(store), str(path)]
+    return ["rescore", "--rule", "target_score=300", *common, str(path)]
+
+
+def peak(argv: list[str]) -> dict[str, Any]:
+    """Run one command; its exit code, wall time and peak memory (MB, the process tree)."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-c", PEAK_OF_ONE, *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    highest = 0
+    while process.poll() is None:
+        highest = max(highest, _tree_rss_kib(process.pid))
+        time.sleep(0.05)
+    seconds = time.perf_counter() - start
+    err = process.stderr.read() if process.stderr else ""
+    process.wait()
+    words = err.split()
+    own = int(words[-1]) if words and words[-1].isdigit() else 0
+    return {
+        "code": process.returncode,
+        "seconds": seconds,
+        "peak_mb": max(highest, own) / 1024,
+        "said": err.strip().splitlines()[-2:-1],
+    }
+
+
+def measure(lines: int, size: int) -> dict[str, Any]:
+    """Every command on the bomb and on the valid corpus, with each number of jobs."""
+    games = 200 if size < 1_000_000_000 else 2000
+    sources = [corpus(variant, games, seed) for variant, seed in SEEDS.items()]
+    valid = big_corpus(sources, size)
+    hostile = bomb(lines)
+    results: dict[str, Any] = {
+        "when": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
+        "bomb": {"lines": lines, "bytes": hostile.stat().st_size},
+        "valid": {"bytes": valid.stat().st_size},
+        "runs": [],
+    }
+    with tempfile.TemporaryDirectory() as scratch:
+        for command in COMMANDS:
+            for jobs in (1, 2):
+                row: dict[str, Any] = {"command": command, "jobs": jobs}
+                for name, path in (("bomb", hostile), ("valid", valid)):
+                    store = Path(scratch) / f"{command}-{jobs}-{name}"
+                    row[name] = peak(arguments(command, path, jobs, store))
+                    print(
+                        f"{command} --jobs {jobs} on the {name}: "
+                        f"{row[name]['peak_mb']:.0f} MB, {row[name]['seconds']:.0f} s "
+                        f"(exit {row[name]['code']})",
+                        file=sys.stderr,
+                    )
+                results["runs"].append(row)
+        bounded = ["validate", "--quiet", "--no-progress", str(hostile)]
+        results["bounded"] = peak(bounded)
+    return results
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The results as the table of docs/reliability.md."""
+    bomb_ = results["bomb"]
+    lines = [
+        f"Run on {results['when']} ({results['machine']}): the bomb is {bomb_['lines']:,} "
+        f"lines of `{{}}` in a {bomb_['bytes']:,}-byte `.jsonl.gz`, read whole "
+        f"(`--max-expansion` lifted); the valid corpus is {results['valid']['bytes'] / 1e6:,.0f} "
+        "MB of simulated games, repeated. Peak resident memory of all the processes of the "
+        "command.",
+        "",
+        "| command | jobs | bomb: peak | bomb: time | valid: peak | valid: time | bomb <= valid |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for row in results["runs"]:
+        hostile, valid = row["bomb"], row["valid"]
+        met = "yes" if hostile["peak_mb"] <= valid["peak_mb"] else "no"
+        lines.append(
+            f"| `{row['command']}` | {row['jobs']} | {hostile['peak_mb']:.0f} MB | "
+            f"{hostile['seconds']:.0f} s | {valid['peak_mb']:.0f} MB | "
+            f"{valid['seconds']:.0f} s | {met} |"
+        )
+    bounded = results["bounded"]
+    lines += [
+        "",
+        f"With the default `--max-expansion` (100), `validate` reads the bomb's first MiB, "
+        f"then stops with `io.expansion` (exit {bounded['code']}) after "
+        f"{bounded['seconds']:.0f} s, at {bounded['peak_mb']:.0f} MB.",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a 300,000-line bomb, 100 MB")
+    parser.add_argument("--lines", type=int, help="the bomb's lines")
+    parser.add_argument("--size", type=int, help="the valid corpus's bytes, at least")
+    parser.add_argument(
+        "--write-docs", action="store_true", help="put the results in docs/reliability.md"
+    )
+    options = parser.parse_args()
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    OUT.mkdir(parents=True, exist_ok=True)
+    lines = options.lines or (300_000 if options.quick else 10_000_000)
+    size = options.size or (100_000_000 if options.quick else 1_000_000_000)
+    results = measure(lines, size)
+    (OUT / "memory.json").write_text(json.dumps(results, indent=2) + "\n")
+    text = markdown(results)
+    print(text)
+    if options.write_docs:
+        replace_block(DOCS, "memory-bench", text)
+
+
+if __name__ == "__main__":
+    main()
