@@ -69,28 +69,31 @@ def arguments(command: str, path: Path, jobs: int, store: Path) -> list[str]:
 
 
 def peak(argv: list[str]) -> dict[str, Any]:
-    """Run one command; its exit code, wall time and peak memory (MB, the process tree)."""
+    """Run one command; its exit code, wall time and peak memory (MB, the process tree).
+    Its standard error goes to a file: a command that reports every invalid record would
+    fill a pipe nobody reads until it ends."""
     start = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "-c", PEAK_OF_ONE, *argv],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    highest = 0
-    while process.poll() is None:
-        highest = max(highest, _tree_rss_kib(process.pid))
-        time.sleep(0.05)
-    seconds = time.perf_counter() - start
-    err = process.stderr.read() if process.stderr else ""
-    process.wait()
-    words = err.split()
+    with tempfile.TemporaryFile() as said:
+        process = subprocess.Popen(
+            [sys.executable, "-c", PEAK_OF_ONE, *argv],
+            stdout=subprocess.DEVNULL,
+            stderr=said,
+        )
+        highest = 0
+        while process.poll() is None:
+            highest = max(highest, _tree_rss_kib(process.pid))
+            time.sleep(0.05)
+        seconds = time.perf_counter() - start
+        said.seek(max(0, os.fstat(said.fileno()).st_size - 4096))
+        tail = said.read().decode(errors="replace").split("\n")
+    words = " ".join(tail).split()
     own = int(words[-1]) if words and words[-1].isdigit() else 0
+    lines = [line for line in tail if line.strip()]
     return {
         "code": process.returncode,
         "seconds": seconds,
         "peak_mb": max(highest, own) / 1024,
-        "said": err.strip().splitlines()[-2:-1],
+        "said": lines[-2:-1],
     }
 
 

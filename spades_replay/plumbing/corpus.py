@@ -47,7 +47,7 @@ RECORD_SUFFIXES = (".json",)
 CORPUS_SUFFIXES = (".jsonl", ".ndjson")
 CHUNK_BYTES = 8 * 1024 * 1024
 """The size of the byte ranges a plain corpus is cut into for worker processes."""
-PIECE_LINES = 2_000
+PIECE_LINES = 1_000
 """The most lines one piece of work (:func:`pieces`) holds: few enough that the reports of the
 pieces in flight (about half a kilobyte each) weigh less than a process's own start."""
 SCAN_BYTES = 1024 * 1024
