@@ -196,6 +196,7 @@ def test_walks_skip_what_is_not_a_regular_file(
     result = cli("migrate", str(path), "-o", str(tmp_path / "out"))
     assert result.returncode == 2
     assert skipped in result.stderr
+    assert (tmp_path / "out" / "a.json").read_bytes() == (path / "a.json").read_bytes()
 
 
 def test_a_fifo_named_directly_is_reported_as_what_it_is(fifo_folder: Path) -> None:
@@ -484,3 +485,16 @@ def test_query_writes_what_the_extension_names(store: Path, tmp_path: Path) -> N
     result = cli("query", "--store", str(store), "SELECT 1", "-o", str(tmp_path / "x.xlsx"))
     assert result.returncode == 2
     assert "cannot tell the format" in result.stderr
+
+
+def test_analyze_all_skips_a_fifo_of_its_folder_and_analyses_the_rest(tmp_path: Path) -> None:
+    folder = tmp_path / "d"
+    folder.mkdir()
+    shutil.copy(FIXTURES / "two-player" / "mercy.json", folder / "a.json")
+    os.mkfifo(folder / "p.jsonl")
+    result = cli("analyze", str(folder), "--all", "--format", "json", "--no-progress")
+    assert result.returncode == 2, result.stderr
+    assert "p.jsonl is a FIFO" in result.stderr
+    assert "[io.not-a-file]" in result.stderr
+    (document,) = (orjson.loads(line) for line in result.stdout.splitlines())
+    assert document["hands"]

@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -25,6 +26,7 @@ from spades_replay.cli.common import (
     DEFAULT_TIME_CAP,
     EXIT_INVALID,
     EXIT_OK,
+    EXIT_USAGE,
     UsageError,
     add_game_arguments,
     add_jobs_option,
@@ -41,7 +43,7 @@ from spades_replay.cli.progress import Bar
 from spades_replay.cli.text import card_text
 from spades_replay.engine.scoring import bid_name
 from spades_replay.engine.seats import Variant
-from spades_replay.errors import InputError
+from spades_replay.errors import InputError, Problem
 from spades_replay.plumbing.corpus import expand, plan, read_task
 from spades_replay.plumbing.limits import DEFAULT_LIMITS
 from spades_replay.replayer.replay import Replay
@@ -263,16 +265,18 @@ def _document(replayed: Replay, time_cap: float | None, hands: list[Any]) -> dic
 
 class _Games:
     """The valid games under a path, in order; invalid records are reported on ``report``
-    as ``validate`` reports them, and counted."""
+    as ``validate`` reports them, and counted. A file of a folder that cannot be read (a
+    FIFO, a device) is reported and skipped, and counted in ``unreadable``."""
 
     def __init__(self, path: str, report: Console) -> None:
         self.invalid = 0
+        self.unreadable = 0
         self._path = path
         self._report = report
 
     def __iter__(self) -> Iterator[Replay]:
         try:
-            for task in plan(expand([self._path]), chunk_bytes=2**62):
+            for task in plan(expand([self._path], self._skip), chunk_bytes=2**62):
                 for source in read_task(task):
                     if source.blank:
                         continue
@@ -291,6 +295,16 @@ class _Games:
                         print_problem(self._report, problem)
         except InputError as error:
             raise UsageError(error.problem.message) from None
+
+    def _skip(self, problem: Problem) -> None:
+        """A path of a walk that cannot be read: said, counted, and the rest goes on."""
+        if Path(self._path).is_dir():
+            self.unreadable += 1
+            self._report.print(
+                Text(f"{safe(problem.message, 1000)} [{problem.code}]", style="bold red")
+            )
+            return
+        raise InputError(problem)
 
 
 def _run_all(arguments: argparse.Namespace, out: Console, time_cap: float | None) -> int:
@@ -329,6 +343,8 @@ def _run_all(arguments: argparse.Namespace, out: Console, time_cap: float | None
             for analysis in analyses:
                 bar.out.print(render_analysis(replayed, analysis))
     sys.stdout.buffer.flush()
+    if reader.unreadable:
+        return EXIT_USAGE
     return EXIT_INVALID if reader.invalid else EXIT_OK
 
 

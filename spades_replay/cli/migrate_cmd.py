@@ -15,6 +15,7 @@ from spades_replay.cli.common import (
     EXIT_INVALID,
     EXIT_NO_RECORDS,
     EXIT_OK,
+    EXIT_USAGE,
     UsageError,
     add_limit_options,
     console_for,
@@ -25,7 +26,7 @@ from spades_replay.cli.common import (
     write_failed,
 )
 from spades_replay.cli.progress import Bar
-from spades_replay.errors import InputError
+from spades_replay.errors import InputError, Problem
 from spades_replay.plumbing.corpus import expand, is_corpus, not_a_file
 from spades_replay.record.migrate import FileMigration, migrate_file, migrate_to_stream
 from spades_replay.record.models import FORMAT_VERSION, VERSIONS
@@ -76,13 +77,16 @@ def _same_kind(source: Path, target: Path) -> bool:
     return gz and is_corpus(source) == is_corpus(target)
 
 
-def _plan(paths: list[str], output: str | None, in_place: bool) -> list[tuple[Path, Path | None]]:
-    """Each input file with where it goes (``None``: standard output)."""
+def _plan(
+    paths: list[str], output: str | None, in_place: bool, skipped: list[Problem]
+) -> list[tuple[Path, Path | None]]:
+    """Each input file with where it goes (``None``: standard output). A path that cannot
+    be read (missing, a FIFO or device, an unlistable folder) goes to ``skipped``."""
     pairs: list[tuple[Path, Path | None]] = []
     single_file = len(paths) == 1 and Path(paths[0]).is_file()
     for item in paths:
         root = Path(item)
-        for path in expand([item]):
+        for path in expand([item], on_problem=skipped.append):
             if in_place:
                 pairs.append((path, path))
             elif output is None:
@@ -127,12 +131,14 @@ def _plan(paths: list[str], output: str | None, in_place: bool) -> list[tuple[Pa
 def run(arguments: argparse.Namespace) -> int:
     """Migrate, report, and say how it went."""
     limits = limits_of(arguments)
-    try:
-        pairs = _plan(arguments.paths, arguments.output, arguments.in_place)
-    except InputError as error:
-        raise UsageError(error.problem.message) from None
+    skipped: list[Problem] = []
+    pairs = _plan(arguments.paths, arguments.output, arguments.in_place, skipped)
     to_stdout = arguments.output is None and not arguments.in_place
     err = console_for(sys.stderr)
+    for problem in skipped:
+        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+    if not pairs and skipped:
+        return EXIT_USAGE
     if not pairs:
         err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
         return EXIT_NO_RECORDS
@@ -178,7 +184,8 @@ def run(arguments: argparse.Namespace) -> int:
                 raise failed from None
             results.append(result)
             _report(err if to_stdout else bar.out, result, arguments.in_place)
-    return _summary(err if to_stdout else bar.out, results, arguments.to)
+    code = _summary(err if to_stdout else bar.out, results, arguments.to)
+    return EXIT_USAGE if skipped else code
 
 
 def _report(console: Console, result: FileMigration, in_place: bool) -> None:
