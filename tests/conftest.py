@@ -28,6 +28,13 @@ INVALID_FIXTURES = tuple(sorted((FIXTURES / "invalid").glob("*.json")))
 record: the verdicts the others must get). Tests count from these, never a hard-coded number."""
 
 
+PYSPIEL_REASON = (
+    "open-spiel is not installed: pip install 'spades-replay[openspiel]' to run the proofs "
+    "against the real OpenSpiel"
+)
+"""Why the proofs against the real OpenSpiel skip where it is missing (and, under CI, fail)."""
+
+
 def other_verifier_kernels() -> list[Kernel]:
     """The fast verifier's kernels built here (the compiled one needs a C compiler at
     install) other than its default one: every differential check of the verifier runs on

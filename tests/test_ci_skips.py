@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import _fail_in_ci, missing_part
+from .conftest import PYSPIEL_REASON, _fail_in_ci, missing_part
 from .support.browser import CHROMIUM
-from .test_openspiel import PYSPIEL_REASON
 
 BROWSER_REASON = f"BROWSER TESTS SKIPPED: no Debian chromium at {CHROMIUM} (apt-get install)"
 

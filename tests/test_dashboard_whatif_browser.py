@@ -31,7 +31,7 @@ def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: Browser) 
     expect(legend).to_be_visible()
     assert page.locator('a[href*="evil.example"]').count() == 0
 
-    target = page.get_by_label("Target score")
+    target = page.get_by_label("Target score", exact=True)
     target.fill("200")
     target.press("Enter")
     expect(page.get_by_text("Changes: target_score=200")).to_be_visible()

@@ -43,12 +43,8 @@ from spades_replay.record.io import dumps, load
 from spades_replay.replayer.replay import Replay
 from spades_replay.replayer.validate import validate_bytes
 
-from .conftest import FIXTURES, ROOT
+from .conftest import FIXTURES, PYSPIEL_REASON, ROOT
 
-PYSPIEL_REASON = (
-    "open-spiel is not installed: pip install 'spades-replay[openspiel]' to run the proofs "
-    "against the real OpenSpiel"
-)
 POOLED = Rules(failed_nil_tricks_help_partner=True)
 """Our rules closest to OpenSpiel's, for simulated games to export."""
 
