@@ -347,6 +347,11 @@ def test_the_readme_says_how_long_the_tests_take_and_the_quick_loop() -> None:
     quick_start = readme.partition("## Quick start")[2].partition("\n## ")[0]
     assert "about 15 minutes" in quick_start
     assert '\n./dev test -m "not slow"' in quick_start
+    first_block = quick_start.partition("```sh\n")[2].partition("```")[0]
+    assert [line.split()[:2] for line in first_block.splitlines()] == [
+        ["./dev", "dashboard"],
+        ["./dev", "test"],
+    ]
     assert '"slow:' in (ROOT / "pyproject.toml").read_text()  # the marker the loop leaves out
 
 
