@@ -41,6 +41,7 @@ from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.plumbing.parallel import Jobs
 from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.replayer.validate import (
+    RecordReport,
     Summary,
     check_bytes,
     oversize_report,
@@ -326,6 +327,17 @@ def print_problem(console: Console, problem: Problem, indent: str = "  ") -> Non
         console.print(Text(f"{indent}  legal: {' '.join(problem.legal)}", style="dim"))
     pointer = safe(problem.pointer, 300) or "/"
     console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
+
+
+def report_invalid(console: Console, reports: Iterable[RecordReport]) -> None:
+    """Each invalid record a counting command leaves out: where it is, then its first
+    problem."""
+    for report in reports:
+        where = safe(report.source or "<input>", 500)
+        if report.line is not None:
+            where += f":{report.line}"
+        console.print(Text(f"{where}: invalid, left out", style="bold red"))
+        print_problem(console, report.problems[0])
 
 
 def refuse_own_inputs(

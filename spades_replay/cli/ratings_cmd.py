@@ -24,18 +24,19 @@ from spades_replay.cli.common import (
     exit_code,
     limits_of,
     output_format,
-    print_problem,
     report_counted,
+    report_invalid,
     stdout_console,
     write_output,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.cli.stats_view import encode
 from spades_replay.text import safe
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from spades_replay.replayer.validate import RecordReport, Summary
+    from spades_replay.replayer.validate import Summary
     from spades_replay.stats.tables import Tables
 
 FORMATS = ("table", "csv", "json", "parquet")
@@ -82,15 +83,6 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _report_invalid(console: Console, reports: list[RecordReport]) -> None:
-    for report in reports:
-        where = safe(report.source or "<input>", 500)
-        if report.line is not None:
-            where += f":{report.line}"
-        console.print(Text(f"{where}: invalid, left out", style="bold red"))
-        print_problem(console, report.problems[0])
-
-
 def _from_paths(
     arguments: argparse.Namespace, out: Console, err: Console
 ) -> tuple[Tables, Summary]:
@@ -109,7 +101,7 @@ def _from_paths(
     )
     with reading:
         for report in collection:
-            _report_invalid(err, [report])
+            report_invalid(err, [report])
     return collection.tables(), collection.summary
 
 
@@ -119,7 +111,7 @@ def _from_store(arguments: argparse.Namespace, err: Console) -> tuple[Tables, Su
 
     try:
         store = Store.open(arguments.store)
-        _report_invalid(err, store.invalid_reports())
+        report_invalid(err, store.invalid_reports())
         return store.tables(), store.summary()
     except StoreError as error:
         raise UsageError(str(error)) from None
@@ -161,16 +153,6 @@ def render(console: Console, frame: pl.DataFrame) -> None:
     )
 
 
-def _encode(frame: pl.DataFrame, kind: str) -> bytes:
-    if kind == "csv":
-        return frame.write_csv().encode()
-    if kind == "json":
-        return frame.write_json().encode() + b"\n"
-    buffer = io.BytesIO()
-    frame.write_parquet(buffer)
-    return buffer.getvalue()
-
-
 def run(arguments: argparse.Namespace) -> int:
     """Rate and write."""
     arguments.format = output_format(arguments.format, arguments.output, FORMATS)
@@ -202,7 +184,7 @@ def run(arguments: argparse.Namespace) -> int:
             render(out, frame)
             data = b""
     else:
-        data = _encode(frame, arguments.format)
+        data = encode(frame, arguments.format)
     write_output(arguments.output, data)
     rated = int(tables.games["winner"].is_not_null().sum())
     report_counted(err, f"{rated} game(s) rated, {frame.height} player(s)", summary)

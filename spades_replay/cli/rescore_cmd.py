@@ -32,10 +32,10 @@ from spades_replay.cli.common import (
     exit_code,
     limits_of,
     output_format,
-    print_problem,
     print_whole,
     refuse_own_inputs,
     report_counted,
+    report_invalid,
     rule_setting,
     stdout_console,
     write_output,
@@ -55,7 +55,6 @@ from spades_replay.replayer.rescore import (
 )
 from spades_replay.replayer.validate import (
     CorpusValidation,
-    RecordReport,
     Sink,
     Summary,
     Verified,
@@ -191,14 +190,6 @@ class Gathered:
 def _add_row(table: Table, *cells: str) -> None:
     """A row of plain text: names from records are never read as rich markup."""
     table.add_row(*map(Text, cells))
-
-
-def _report_invalid(console: Console, report: RecordReport) -> None:
-    where = safe(report.source or "<input>", 500)
-    if report.line is not None:
-        where += f":{report.line}"
-    console.print(Text(f"{where}: invalid, left out", style="bold red"))
-    print_problem(console, report.problems[0])
 
 
 def _changes(options: dict[str, RuleValue]) -> str:
@@ -392,7 +383,7 @@ def _from_store(
     try:
         store = Store.open(arguments.store)
         for report in store.invalid_reports():
-            _report_invalid(err, report)
+            report_invalid(err, (report,))
         summary = store.summary()
         tables = store.tables()
     except StoreError as error:
@@ -434,7 +425,7 @@ def _from_paths(
     )
     with reading:
         for report in validation:
-            _report_invalid(err, report)
+            report_invalid(err, (report,))
     summary = CorpusRescore().extend(rescored.game for rescored in gathered.games)
     return gathered.games, summary, validation.summary
 

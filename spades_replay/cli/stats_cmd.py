@@ -26,10 +26,10 @@ from spades_replay.cli.common import (
     limits_of,
     load_kernel,
     output_format,
-    print_problem,
     print_whole,
     refuse_own_inputs,
     report_counted,
+    report_invalid,
     stdout_console,
     workers_of,
     write_output,
@@ -117,15 +117,6 @@ def register(commands: Any) -> None:
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     add_limit_options(parser)
     parser.set_defaults(run=run)
-
-
-def _report_invalid(console: Console, reports: Any) -> None:
-    for report in reports:
-        where = safe(report.source or "<input>", 500)
-        if report.line is not None:
-            where += f":{report.line}"
-        console.print(Text(f"{where}: invalid, left out", style="bold red"))
-        print_problem(console, report.problems[0])
 
 
 def _report_capped(console: Console, seat_analysis: pl.DataFrame, time_cap: float) -> None:
@@ -240,7 +231,7 @@ def _read(
         keep_hands=arguments.analysis,
     )
     with reading:
-        _report_invalid(err, collection)
+        report_invalid(err, collection)
     summary = collection.summary
     for problem in summary.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
@@ -269,7 +260,7 @@ def _from_store(
                 f"the store {arguments.store} holds no double-dummy analysis: ingest with "
                 "--analysis into a new store"
             )
-        _report_invalid(err, store.invalid_reports())
+        report_invalid(err, store.invalid_reports())
         summary = store.summary()
         tables = store.tables(analysis=arguments.analysis)
     except StoreError as error:
