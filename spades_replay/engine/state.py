@@ -55,6 +55,7 @@ from spades_replay.engine.tricks import (
     check_play,
     opening_card,
     opening_leader,
+    play_out,
     play_violation,
     spades_open,
     trick_winner,
@@ -506,6 +507,109 @@ def apply(state: HandState, action: Action) -> HandState:
     if isinstance(action, Exchange):
         return _exchange(state, action)
     return _declare(state, action)
+
+
+def apply_draws(state: HandState, keeps: Sequence[bool]) -> HandState:
+    """Two-player: the state after the next draft turns at once, one per entry of ``keeps``
+    (``True`` keeps the top card): what applying ``Draw(state.turn, keep)`` for each in turn
+    gives, errors included, without a state per turn (a self-play hand drafts 26 turns)."""
+    start = len(state.draft)
+    room = 26 - start
+    if state.phase is not Phase.DRAFT or not keeps or state.turn is None:
+        for keep in keeps:
+            state = apply(state, Draw(state.turn if state.turn is not None else 0, keep))
+        return state
+    if len(keeps) > room:
+        state = apply_draws(state, keeps[:room])
+        return apply_draws(state, keeps[room:])
+    deck, first = state.deck, state.dealer
+    holdings = list(state.holdings)
+    discard = state.discard
+    for turn, keep in enumerate(keeps, start):
+        top, other = deck[2 * turn], deck[2 * turn + 1]
+        if not keep:
+            top, other = other, top
+        holdings[turn_seat(turn, first)] |= 1 << top
+        discard |= 1 << other
+    end = start + len(keeps)
+    last = end == 26
+    state = HandState(
+        state.variant,
+        state.rules,
+        state.dealer,
+        state.phase,
+        turn_seat(end - 1, first) if last else turn_seat(end, first),
+        tuple(holdings),
+        state.bids,
+        state.trick_leader,
+        state.tricks_won,
+        state.deck,
+        state.draft + "".join(["K" if keep else "D" for keep in keeps]),
+        discard,
+        state.exchanges,
+        state.trick,
+        state.tricks,
+        state.spades_broken,
+        state.scores,
+    )
+    return _after_setup(state) if last else state
+
+
+def apply_plays(state: HandState, cards: Sequence[Card]) -> HandState:
+    """The state after ``cards`` are played in turn: what applying ``PlayCard(state.turn,
+    card)`` for each gives, errors included. From the first card of a hand's play it runs
+    the engine's whole-hand statement of the play rules
+    (:func:`~spades_replay.engine.tricks.play_out`) instead of making a state per card (a
+    self-play hand plays 26 or 52); elsewhere it applies the cards one at a time."""
+    count = state.variant.seat_count
+    leader = state.turn
+    if (
+        state.phase is not Phase.PLAY
+        or leader is None
+        or state.tricks
+        or state.trick
+        or state.spades_broken
+        or not cards
+    ):
+        for card in cards:
+            state = apply(state, PlayCard(state.turn if state.turn is not None else 0, card))
+        return state
+    if len(cards) > 13 * count:
+        state = apply_plays(state, cards[: 13 * count])
+        return apply_plays(state, cards[13 * count :])
+    check_first_lead(state.variant, state.rules, leader, cards[0], at=("plays", 0))
+    outcome = play_out(
+        state.holdings, leader, cards, spades_free=spades_open(state.rules, spades_broken=False)
+    )
+    tricks = outcome.tricks
+    finished = len(outcome.winners)
+    playing = len(cards) - finished * count
+    if playing:
+        current = tricks[-1]
+        tricks, trick, trick_leader = tricks[:-1], current.cards, current.leader
+        turn: Seat | None = (trick_leader + playing) % count
+    else:
+        trick, trick_leader = (), outcome.winners[-1]
+        turn = None if finished == 13 else trick_leader
+    return HandState(
+        state.variant,
+        state.rules,
+        state.dealer,
+        Phase.DONE if finished == 13 else Phase.PLAY,
+        turn,
+        outcome.holdings,
+        state.bids,
+        trick_leader,
+        outcome.tricks_won,
+        state.deck,
+        state.draft,
+        state.discard,
+        state.exchanges,
+        trick,
+        tricks,
+        outcome.spades_broken,
+        state.scores,
+    )
 
 
 def drive_hand(state: HandState, actions: HandActions) -> Iterator[tuple[Action, HandState]]:

@@ -9,19 +9,23 @@ A bot is asked for one action at a time by :func:`play_hand`; it sees the whole
 from __future__ import annotations
 
 import random
-from typing import Protocol
+from collections.abc import Sequence
+from typing import NamedTuple, Protocol
 
 from spades_replay.engine.actions import Action, DeclareBlindNil, Draw, Exchange, PlaceBid, PlayCard
 from spades_replay.engine.cards import (
     CLUBS,
     DIAMONDS,
     HEARTS,
+    NON_SPADES_MASK,
     SPADES,
+    SPADES_MASK,
+    Card,
     cards_of,
     rank_of,
     suit_of,
 )
-from spades_replay.engine.scoring import BLIND_NIL, NIL
+from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import (
     HandState,
@@ -33,7 +37,35 @@ from spades_replay.engine.state import (
     legal_plays,
     strict_legal_plays,
 )
-from spades_replay.engine.tricks import beats, trick_winner
+from spades_replay.engine.tricks import FIRST_SPADE, beats, trick_winner
+
+
+class Play(NamedTuple):
+    """What a seat to play sees, as plain values: the ``legal`` cards (a mask, from the
+    engine's :func:`~spades_replay.engine.state.legal_plays`), the ``trick`` so far, led by
+    ``leader``, the ``bids`` and each seat's tricks ``won``. A self-play loop that keeps a hand
+    as ints asks the bots with one of these rather than a state per card."""
+
+    variant: Variant
+    seat: Seat
+    legal: int
+    trick: Sequence[Card]
+    leader: Seat
+    bids: Sequence[Bid | None]
+    won: Sequence[int]
+
+    @classmethod
+    def of(cls, state: HandState, seat: Seat) -> Play:
+        """The play of ``seat`` in ``state``."""
+        return cls(
+            state.variant,
+            seat,
+            legal_plays(state),
+            state.trick,
+            state.trick_leader,
+            state.bids,
+            state.tricks_won,
+        )
 
 
 class Bot(Protocol):
@@ -62,10 +94,20 @@ class RandomBot:
         """Declare Blind Nil now and then."""
         return rng.random() < self.blind_nil_rate
 
+    def keeps_top(
+        self, deck: tuple[Card, ...], turn: int, seat: Seat, bid: Bid | None, rng: random.Random
+    ) -> bool:
+        """Two-player: whether ``seat`` keeps the top card at draft turn ``turn`` (a coin)."""
+        return rng.random() < 0.5
+
+    def choose_card(self, play: Play, rng: random.Random) -> Card:
+        """A uniformly random card of ``play.legal``."""
+        return rng.choice(cards_of(play.legal))
+
     def act(self, state: HandState, seat: Seat, rng: random.Random) -> Action:
         """A uniformly random legal action."""
         if state.phase is Phase.DRAFT:
-            return Draw(seat, rng.random() < 0.5)
+            return Draw(seat, self.keeps_top(state.deck, len(state.draft), seat, None, rng))
         if state.phase is Phase.EXCHANGE:
             give, take = exchange_sources(state)
             size = rng.randint(0, exchange_limit(state))
@@ -79,7 +121,7 @@ class RandomBot:
             if BLIND_NIL in bids and rng.random() >= self.blind_nil_rate:
                 bids = tuple(bid for bid in bids if bid != BLIND_NIL)
             return PlaceBid(seat, rng.choice(bids))
-        return PlayCard(seat, rng.choice(cards_of(legal_plays(state))))
+        return PlayCard(seat, self.choose_card(Play.of(state, seat), rng))
 
 
 def next_action(state: HandState, bots: list[Bot], rng: random.Random) -> Action:
@@ -104,40 +146,47 @@ def closest_bid(options: tuple[int, ...], wanted: int) -> int:
     return min(numbers, key=lambda bid: (abs(bid - wanted), -bid))
 
 
-def _suit_cards(mask: int, suit: int) -> list[int]:
-    return [card for card in cards_of(mask) if suit_of(card) == suit]
-
-
 def estimate_tricks(holding: int) -> float:
     """A rough count of the tricks a holding should take: high cards, long and high spades,
     and short side suits that spades can ruff."""
+    # (on the suits' 13-bit rank masks: bids are asked at every hand of every game; the
+    # additions keep their order, so that the float, and so the bid, never changes)
     estimate = 0.0
-    spades = _suit_cards(holding, SPADES)
-    for suit in (CLUBS, DIAMONDS, HEARTS):
-        cards = _suit_cards(holding, suit)
-        ranks = {rank_of(card) for card in cards}
-        if 12 in ranks:
+    spades = holding >> _SPADES_SHIFT
+    spade_count = spades.bit_count()
+    for shift in _SIDE_SHIFTS:
+        ranks = holding >> shift & _RANKS
+        count = ranks.bit_count()
+        ace = ranks >> 12 & 1
+        if ace:
             estimate += 1.0
-        if 11 in ranks and len(cards) >= 2:
-            estimate += 0.8 if 12 in ranks else 0.5
-        if 10 in ranks and len(cards) >= 3 and 12 in ranks:
+        if ranks >> 11 & 1 and count >= 2:
+            estimate += 0.8 if ace else 0.5
+        if ranks >> 10 & 1 and count >= 3 and ace:
             estimate += 0.3
-        if len(cards) <= 1 and len(spades) >= 3:
-            estimate += 0.6 if not cards else 0.3
-    for card in spades:
-        if rank_of(card) >= 9:
-            estimate += 0.9 if rank_of(card) >= 11 else 0.6
-    estimate += max(0, len(spades) - 4) * 0.8
+        if count <= 1 and spade_count >= 3:
+            estimate += 0.6 if not count else 0.3
+    for rank in (9, 10, 11, 12):
+        if spades >> rank & 1:
+            estimate += 0.9 if rank >= 11 else 0.6
+    estimate += max(0, spade_count - 4) * 0.8
     return estimate
 
 
 def _nil_safe(holding: int) -> bool:
     """Whether a holding looks safe enough to bid Nil: no high spades, few high cards."""
-    spades = _suit_cards(holding, SPADES)
-    if any(rank_of(card) >= 10 for card in spades) or len(spades) > 3:
+    spades = holding >> _SPADES_SHIFT
+    if spades & _HIGH_RANKS or spades.bit_count() > 3:
         return False
-    high = sum(1 for card in cards_of(holding) if rank_of(card) >= 10)
+    high = (holding & _HIGH_CARDS).bit_count()
     return high <= 2
+
+
+_SPADES_SHIFT = 13 * SPADES
+_SIDE_SHIFTS = (13 * CLUBS, 13 * DIAMONDS, 13 * HEARTS)
+_HIGH_RANKS = 0b111 << 10
+"""The ranks of a suit from the queen up (rank 10 and above)."""
+_HIGH_CARDS = sum(_HIGH_RANKS << 13 * suit for suit in range(4))
 
 
 class OpenSpielBot:
@@ -187,20 +236,26 @@ class HeuristicBot:
         return self._nil_plan == (id(state.deck), seat)
 
     def _draw(self, state: HandState, seat: Seat, rng: random.Random) -> Draw:
-        if len(state.draft) < 2:
+        keep = self.keeps_top(state.deck, len(state.draft), seat, state.bids[seat], rng)
+        return Draw(seat, keep)
+
+    def keeps_top(
+        self, deck: tuple[Card, ...], turn: int, seat: Seat, bid: Bid | None, rng: random.Random
+    ) -> bool:
+        """Two-player: whether ``seat`` (who bid ``bid`` so far) keeps the top card at draft
+        turn ``turn`` of the hand dealt ``deck``."""
+        if turn < 2:
             # two-player: now and then a player drafts for Nil, keeping low cards; decided
             # afresh at her first turn of every hand
             plan = rng.random() < self.nil_rate * 0.12
-            self._nil_plan = (id(state.deck), seat) if plan else None
-        top = state.deck[2 * len(state.draft)]
+            self._nil_plan = (id(deck), seat) if plan else None
+        top = deck[2 * turn]
         rank = rank_of(top)
-        if state.bids[seat] == BLIND_NIL or self._planning_nil(state, seat):
-            keep = suit_of(top) != SPADES and rank <= 6
-        elif suit_of(top) == SPADES:
-            keep = rank >= 5 or rng.random() < 0.4
-        else:
-            keep = rank >= 10 or (rank >= 7 and rng.random() < 0.3)
-        return Draw(seat, keep)
+        if bid == BLIND_NIL or self._nil_plan == (id(deck), seat):
+            return suit_of(top) != SPADES and rank <= 6
+        if suit_of(top) == SPADES:
+            return rank >= 5 or rng.random() < 0.4
+        return rank >= 10 or (rank >= 7 and rng.random() < 0.3)
 
     def _exchange(self, state: HandState, seat: Seat) -> Exchange:
         give, take = exchange_sources(state)
@@ -239,60 +294,66 @@ class HeuristicBot:
 
     # -- card play ----------------------------------------------------------------------
 
-    def _side_need(self, state: HandState, seat: Seat) -> int:
+    @staticmethod
+    def _side_need(play: Play) -> int:
         """Tricks the seat's side still needs toward its contract (0 when made or none)."""
-        variant = state.variant
-        side_seats = variant.side_seats(variant.side_of(seat))
-        contract = sum(bid for s in side_seats if (bid := state.bids[s]) is not None and bid > 0)
-        won = sum(state.tricks_won[s] for s in side_seats if (state.bids[s] or 0) > 0)
-        return max(0, contract - won)
+        bids, won = play.bids, play.won
+        contract = 0
+        taken = 0
+        for seat in play.variant.side_seats(play.variant.side_of(play.seat)):
+            bid = bids[seat]
+            if bid is not None and bid > 0:
+                contract += bid
+                taken += won[seat]
+        return max(0, contract - taken)
 
-    def _play(self, state: HandState, seat: Seat) -> PlayCard:
-        legal = cards_of(legal_plays(state))
-        my_bid = state.bids[seat]
-        nil = my_bid is not None and my_bid <= 0 and state.tricks_won[seat] == 0
-        if not state.trick:
-            return PlayCard(seat, self._lead(state, seat, legal, nil))
-        count = state.variant.seat_count
-        best_seat = trick_winner(state.trick, state.trick_leader, count)
-        best = state.trick[(best_seat - state.trick_leader) % count]
-        winners = [card for card in legal if beats(card, best)]
-        losers = [card for card in legal if not beats(card, best)]
-        partner = state.variant.partner(seat)
-        last = len(state.trick) == count - 1
+    def choose_card(self, play: Play, rng: random.Random) -> Card:
+        """The card to play: ducks when Nil, covers a Nil partner, wins cheaply while its side
+        needs tricks, and otherwise sheds its most costly loser."""
+        legal, seat, trick = play.legal, play.seat, play.trick
+        my_bid = play.bids[seat]
+        nil = my_bid is not None and my_bid <= 0 and play.won[seat] == 0
+        if not trick:
+            return self._lead(play, nil)
+        count = play.variant.seat_count
+        best_seat = trick_winner(trick, play.leader, count)
+        best = trick[(best_seat - play.leader) % count]
+        beating = _BEATERS[best]
+        winners = legal & beating
+        losers = legal & ~beating
         if nil:
-            if losers:
-                return PlayCard(seat, max(losers, key=_PLAY_VALUE.__getitem__))
-            return PlayCard(seat, max(legal, key=_PLAY_VALUE.__getitem__))
-        partner_nil = partner is not None and (state.bids[partner] or 0) <= 0
+            return _costliest(losers or legal)
+        partner = play.variant.partner(seat)
+        partner_nil = partner is not None and (play.bids[partner] or 0) <= 0
         partner_winning = partner is not None and best_seat == partner
         if partner_nil and partner_winning and winners:
-            return PlayCard(seat, min(winners, key=_PLAY_VALUE.__getitem__))
-        need = self._side_need(state, seat)
+            return _cheapest(winners)
+        need = self._side_need(play)
         if need > 0 and winners and not (partner_winning and not partner_nil):
-            cheapest = min(winners, key=_PLAY_VALUE.__getitem__)
-            if last or rank_of(cheapest) >= 10 or suit_of(cheapest) == SPADES:
-                return PlayCard(seat, cheapest)
-            return PlayCard(seat, max(winners, key=_PLAY_VALUE.__getitem__))
+            cheapest = _cheapest(winners)
+            if len(trick) == count - 1 or rank_of(cheapest) >= 10 or cheapest >= FIRST_SPADE:
+                return cheapest
+            return _costliest(winners)
         if losers:
-            if need == 0:
-                return PlayCard(seat, max(losers, key=_PLAY_VALUE.__getitem__))
-            return PlayCard(seat, min(losers, key=_PLAY_VALUE.__getitem__))
-        return PlayCard(seat, min(legal, key=_PLAY_VALUE.__getitem__))
+            return _costliest(losers) if need == 0 else _cheapest(losers)
+        return _cheapest(legal)
 
-    def _lead(self, state: HandState, seat: Seat, legal: tuple[int, ...], nil: bool) -> int:
+    def _lead(self, play: Play, nil: bool) -> Card:
+        legal = play.legal
         if nil:
-            return min(legal, key=_PLAY_VALUE.__getitem__)
-        need = self._side_need(state, seat)
-        aces = [card for card in legal if rank_of(card) == 12 and suit_of(card) != SPADES]
-        if need > 0 and aces:
-            return aces[0]
-        if need > 0 and any(suit_of(card) == SPADES for card in legal):
-            spades = [card for card in legal if suit_of(card) == SPADES]
-            if rank_of(max(spades)) >= 11:
-                return max(spades)
-        non_spades = [card for card in legal if suit_of(card) != SPADES] or list(legal)
-        return min(non_spades, key=_PLAY_VALUE.__getitem__)
+            return _cheapest(legal)
+        need = self._side_need(play)
+        if need > 0:
+            aces = legal & _SIDE_ACES
+            if aces:
+                return _lowest(aces)
+            top = legal.bit_length() - 1
+            if top >= _SPADE_KING:
+                return top
+        return _cheapest(legal & NON_SPADES_MASK or legal)
+
+    def _play(self, state: HandState, seat: Seat, rng: random.Random) -> PlayCard:
+        return PlayCard(seat, self.choose_card(Play.of(state, seat), rng))
 
     def act(self, state: HandState, seat: Seat, rng: random.Random) -> Action:
         """The action ``seat`` takes now."""
@@ -302,13 +363,47 @@ class HeuristicBot:
             return self._exchange(state, seat)
         if state.phase is Phase.BIDDING:
             return self._bid(state, seat, rng)
-        return self._play(state, seat)
+        return self._play(state, seat, rng)
+
+
+_RANKS = 0x1FFF
+_BEATERS = tuple(sum(1 << card for card in range(52) if beats(card, best)) for best in range(52))
+"""For each card winning a trick so far, the mask of the cards that would beat it."""
+_SIDE_ACES = sum(1 << (13 * suit + 12) for suit in (CLUBS, DIAMONDS, HEARTS))
+_SPADE_KING = 13 * SPADES + 11
+
+
+def _lowest(mask: int) -> Card:
+    return (mask & -mask).bit_length() - 1
+
+
+def _cheapest(mask: int) -> Card:
+    """The card of a (non-empty) mask that is least costly to give up: the lowest rank of a
+    side suit (of two as low, the first suit: clubs, diamonds, hearts), else the lowest spade.
+    What ``min`` over the cards in order, by their :func:`_play_value`, gives."""
+    side = mask & NON_SPADES_MASK
+    if not side:
+        return _lowest(mask)
+    rank = _lowest((side | side >> 13 | side >> 26) & _RANKS)
+    card = rank
+    while not side >> card & 1:
+        card += 13
+    return card
+
+
+def _costliest(mask: int) -> Card:
+    """The card of a (non-empty) mask that is most costly to give up: the highest spade, else
+    the highest rank of a side suit (of two as high, the first suit). What ``max`` over the
+    cards in order, by their :func:`_play_value`, gives."""
+    if mask & SPADES_MASK:
+        return mask.bit_length() - 1
+    rank = ((mask | mask >> 13 | mask >> 26) & _RANKS).bit_length() - 1
+    card = rank
+    while not mask >> card & 1:
+        card += 13
+    return card
 
 
 def _play_value(card: int) -> int:
     """How costly a card is to give up: spades above everything, then by rank."""
     return (suit_of(card) == SPADES) * 13 + rank_of(card)
-
-
-_PLAY_VALUE = tuple(map(_play_value, range(52)))
-""":func:`_play_value` of every card, looked up (bots compare cards by it at every turn)."""

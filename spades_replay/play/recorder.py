@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,8 @@ from spades_replay.engine.state import (
     HandState,
     Phase,
     apply,
+    apply_draws,
+    apply_plays,
     can_declare_blind_nil,
     exchange_limit,
     exchange_sources,
@@ -70,6 +72,16 @@ def _card(value: CardLike) -> Card:
     raise RecorderError(f"not a card: {value!r} (use notation like 'AS' or a card number 0-51)")
 
 
+_NUMBERS = frozenset(range(52))
+
+
+def _cards(values: Iterable[CardLike]) -> list[Card]:
+    cards = list(values)
+    if all(type(card) is int for card in cards) and _NUMBERS.issuperset(cards):
+        return cards  # type: ignore[return-value]
+    return [_card(card) for card in cards]
+
+
 def _bid(value: BidLike) -> int:
     if value in ("blind_nil", "blind nil"):
         return BLIND_NIL
@@ -90,7 +102,6 @@ class _Hand:
     state: HandState
     deck: tuple[Card, ...] = ()
     deal: tuple[tuple[Card, ...], ...] = ()
-    actions: list[Action] = field(default_factory=list)
     scores: tuple[SideScore, SideScore] | None = None
 
 
@@ -278,10 +289,34 @@ class Recorder:
             state = apply(hand.state, action)
         except IllegalActionError as error:
             raise self._error(error) from None
+        self._advance(hand, state)
+
+    def _advance(self, hand: _Hand, state: HandState) -> None:
         hand.state = state
-        hand.actions.append(action)
         if state.phase is Phase.DONE:
             self._finish(hand)
+
+    def draw_turns(self, keeps: Sequence[bool]) -> None:
+        """Two-player: the next draft turns at once, one per entry of ``keeps`` (``True``
+        keeps the top card), each by the seat whose turn it is; as many calls of
+        :meth:`draw`, checked by the same rules (an illegal one raises, and none is taken)."""
+        hand = self._current()
+        try:
+            state = apply_draws(hand.state, keeps)
+        except IllegalActionError as error:
+            raise self._error(error) from None
+        self._advance(hand, state)
+
+    def play_cards(self, cards: Iterable[CardLike]) -> None:
+        """The next cards of the play at once, each by the seat whose turn it is; as many
+        calls of :meth:`play`, checked by the same rules (an illegal one raises, and none
+        is played)."""
+        hand = self._current()
+        try:
+            state = apply_plays(hand.state, _cards(cards))
+        except IllegalActionError as error:
+            raise self._error(error) from None
+        self._advance(hand, state)
 
     def _finish(self, hand: _Hand) -> None:
         bids = tuple(bid if bid is not None else 0 for bid in hand.state.bids)
@@ -326,7 +361,8 @@ class Recorder:
         if exchanges:
             data["exchanges"] = exchanges
         data["plays"] = [
-            CARD_NAMES[action.card] for action in hand.actions if isinstance(action, PlayCard)
+            *(CARD_NAMES[card] for trick in state.tricks for card in trick.cards),
+            *map(CARD_NAMES.__getitem__, state.trick),
         ]
         if hand.scores is not None:
             first, second = hand.scores

@@ -23,11 +23,26 @@ from pathlib import Path
 
 import orjson
 
-from spades_replay.engine.cards import DECK
+from spades_replay.engine.cards import DECK, Card
 from spades_replay.engine.rules import STANDARD, Rules
 from spades_replay.engine.seats import Variant
-from spades_replay.engine.state import Phase
-from spades_replay.play.bots import Bot, HeuristicBot, OpenSpielBot, RandomBot, next_action
+from spades_replay.engine.setup import turn_seat
+from spades_replay.engine.state import HandState, Phase
+from spades_replay.engine.tricks import (
+    FIRST_SPADE,
+    legal_plays,
+    opening_card,
+    spades_open,
+    trick_winner,
+)
+from spades_replay.play.bots import (
+    Bot,
+    HeuristicBot,
+    OpenSpielBot,
+    Play,
+    RandomBot,
+    next_action,
+)
 from spades_replay.play.recorder import Recorder
 from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.parallel import Jobs, ordered_map, workers
@@ -148,6 +163,7 @@ def simulate_game(
     rng = random.Random(seed)
     cast = roster(kind)
     seats = list(bots) if bots is not None else [bot for _, bot in cast]
+    quick = _quick_bots(seats)
     names = list(players) if players is not None else [name for name, _ in cast]
     recorder = Recorder(
         kind,
@@ -168,9 +184,81 @@ def simulate_game(
         else:
             dealer = (recorder.first_dealer + recorder.hands_started) % 4
             recorder.start_hand(deal=deal_of(deck, dealer))
-        while recorder.state.phase is not Phase.DONE:
-            recorder.act(next_action(recorder.state, seats, rng))
+        if quick is None:
+            while recorder.state.phase is not Phase.DONE:
+                recorder.act(next_action(recorder.state, seats, rng))
+        else:
+            _quick_hand(recorder, seats, quick, rng)
     return recorder.record()
+
+
+QuickBot = HeuristicBot | RandomBot
+"""The bots whose games :func:`simulate_game` plays without a state per draft turn or card."""
+
+
+def _quick_bots(seats: Sequence[Bot]) -> list[QuickBot] | None:
+    quick = [bot for bot in seats if type(bot) in (HeuristicBot, RandomBot)]
+    return quick if len(quick) == len(seats) else None  # type: ignore[return-value]
+
+
+def _quick_hand(
+    recorder: Recorder, seats: list[Bot], bots: list[QuickBot], rng: random.Random
+) -> None:
+    """Play the hand just started as :func:`next_action` would, action by action, with the
+    same draws from ``rng``: the draft past its first two turns (where Blind Nil may still be
+    declared) and the card play are decided on plain values and handed to the recorder whole
+    (:meth:`Recorder.draw_turns`, :meth:`Recorder.play_cards`), which checks them by the
+    engine's rules; everything else goes one action at a time."""
+    state = recorder.state
+    if state.phase is Phase.DRAFT:
+        while len(state.draft) < 2:
+            recorder.act(next_action(state, seats, rng))
+            state = recorder.state
+        deck, dealer, bids = state.deck, state.dealer, state.bids
+        keeps = []
+        for turn in range(len(state.draft), 26):
+            seat = turn_seat(turn, dealer)
+            keeps.append(bots[seat].keeps_top(deck, turn, seat, bids[seat], rng))
+        recorder.draw_turns(keeps)
+        state = recorder.state
+    while state.phase is not Phase.PLAY:
+        recorder.act(next_action(state, seats, rng))
+        state = recorder.state
+    recorder.play_cards(_card_play(state, bots, rng))
+
+
+def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> list[Card]:
+    """The 13 tricks of a hand from the start of its play, each card the bot's choice among
+    those the engine's :func:`~spades_replay.engine.tricks.legal_plays` allows."""
+    variant, rules, bids = state.variant, state.rules, state.bids
+    count = variant.seat_count
+    held = list(state.holdings)
+    won = [0] * count
+    leader = state.trick_leader
+    spades_may_lead = spades_open(rules, spades_broken=False)
+    opening = opening_card(variant, rules)
+    choose = [bot.choose_card for bot in bots]
+    plays: list[Card] = []
+    for _ in range(13):
+        trick: list[Card] = []
+        seat = leader
+        for _ in range(count):
+            if opening is not None:
+                legal = 1 << opening
+                opening = None
+            else:
+                led = trick[0] // 13 if trick else None
+                legal = legal_plays(held[seat], led, spades_may_lead)
+            card = choose[seat](Play(variant, seat, legal, trick, leader, bids, won), rng)
+            held[seat] &= ~(1 << card)
+            if card >= FIRST_SPADE:
+                spades_may_lead = True
+            trick.append(card)
+            seat = (seat + 1) % count
+        leader = trick_winner(trick, leader, count)
+        won[leader] += 1
+        plays += trick
+    return plays
 
 
 @dataclass(frozen=True, slots=True)
