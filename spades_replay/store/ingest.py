@@ -13,10 +13,11 @@ made it: the store is left exactly as it was.
 
 Reading goes through :func:`~spades_replay.replayer.validate.run_task` on
 :func:`~spades_replay.plumbing.parallel.ordered_map` (one task per record file, per piece of
-at most :data:`PIECE_LINES` lines of a corpus): the rows are
-those of :class:`~spades_replay.stats.collect.RowSink`, exactly as ``stats`` builds them, and
-each piece's rows (its ``problems`` too) are written as part files as soon as it is done, so
-memory is bounded by the pieces in flight.
+at most :data:`~spades_replay.plumbing.corpus.PIECE_LINES` lines and 8 MiB of a corpus, as
+every command reads them): the rows are those of
+:class:`~spades_replay.stats.collect.RowSink`, exactly as ``stats`` builds them, and each
+piece's rows (its ``problems`` too) are written as part files as soon as it is done, so
+memory is bounded by the pieces in flight, whatever the records hold.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from spades_replay.errors import Code, Problem
 from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.corpus import (
     CHUNK_BYTES,
+    PIECE_LINES,
     Task,
     expand,
     pieces,
@@ -62,11 +64,6 @@ from spades_replay.store.layout import (
     write_manifest,
 )
 from spades_replay.store.read import verify_parts
-
-PIECE_LINES = 10_000
-"""The most lines of one piece of ingest's work, so of one part file: ingest holds a piece's
-rows while it writes them, and larger parts keep a store of many small records in fewer
-files."""
 
 RECORD_SCHEMA: dict[str, Any] = {
     "source": pl.String,
