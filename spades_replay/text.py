@@ -39,6 +39,10 @@ _RANK_LABELS = tuple("10" if rank == "T" else rank for rank in RANKS)
 
 def safe(text: str, limit: int = 200) -> str:
     """``text`` with every control or format character escaped, cut to ``limit`` characters."""
+    if text.isprintable():
+        # no character of the escaped categories (nor any other but the plain space) is
+        # printable: the common case needs no look at each character
+        return text if len(text) <= limit else text[:limit] + "…"
     out = []
     for char in text[:limit]:
         category = unicodedata.category(char)

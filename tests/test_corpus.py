@@ -381,3 +381,22 @@ def test_memory_stays_flat_on_a_gzip_bomb(tmp_path: Path, jobs: int) -> None:
         assert int(out[1]) == lines
         peaks.append(int(out[0]))
     assert peaks[1] < peaks[0] + 16 * 1024, peaks
+
+
+def test_a_repeated_invalid_line_gets_the_report_it_would_alone(tmp_path: Path) -> None:
+    """A line of the same bytes as the invalid line before it reuses that verdict: every
+    report is still the one the line gets judged on its own, on its own line, whatever the
+    pieces and the jobs."""
+    from spades_replay.replayer.validate import validate_bytes
+
+    lines = [b"{}", b"{}", BAD, BAD, b"{}", GOOD, b"{}", b"[1]", b"[1]", b"", b"{}", b"{x"]
+    for name in ("games.jsonl", "games.jsonl.gz"):
+        path = corpus(tmp_path, lines, name)
+        for most, jobs in ((1, 1), (3, 1), (3, 2), (1000, 1)):
+            found = list(CorpusValidation([path], piece_lines=most, jobs=jobs))
+            expected = [
+                validate_bytes(line, str(path), number)
+                for number, line in enumerate(lines, 1)
+                if line and line != GOOD
+            ]
+            assert found == expected, (name, most, jobs)

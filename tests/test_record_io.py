@@ -246,3 +246,31 @@ def test_to_data_is_plain_json() -> None:
     data = to_data(spades_replay.load(FOUR))
     assert orjson.loads(orjson.dumps(data)) == data
     assert data["rules"]["lose_score"] is None
+
+
+def test_a_located_problem_keeps_every_other_field() -> None:
+    """``Problem.located`` copies field by field: a field added to ``Problem`` and left out
+    of the copy fails here."""
+    import dataclasses
+
+    from spades_replay.errors import Code, Problem
+
+    values: dict[str, object] = {
+        "code": Code.PLAY_REVOKE,
+        "legal": ("2♦",),
+        "hand": 1,
+        "trick": 2,
+        "card": 3,
+        "seat": 0,
+        "line": 4,
+    }
+    problem = Problem(
+        **{  # type: ignore[arg-type]
+            field.name: values.get(field.name, f"the {field.name}")
+            for field in dataclasses.fields(Problem)
+        }
+    )
+    assert problem.located("elsewhere", 9) == dataclasses.replace(
+        problem, source="elsewhere", line=9
+    )
+    assert problem.located(None) == dataclasses.replace(problem, source=None, line=None)

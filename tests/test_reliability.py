@@ -13,6 +13,8 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from spades_replay.cli import main
 
@@ -113,3 +115,79 @@ def test_hostile_text_is_escaped_in_every_command(
         assert "\u202e" not in stream
     shown = captured.out + captured.err
     assert "\\x1b" in shown
+
+
+def _safe_one_by_one(text: str, limit: int) -> str:
+    """What :func:`spades_replay.text.safe` gives, judged character by character."""
+    import unicodedata
+
+    out = []
+    for char in text[:limit]:
+        if unicodedata.category(char) in ("Cc", "Cf", "Co", "Cs", "Zl", "Zp"):
+            code = ord(char)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(char)
+    return "".join(out) + ("…" if len(text) > limit else "")
+
+
+@given(st.text(), st.integers(min_value=0, max_value=40))
+@settings(max_examples=300, deadline=None)
+def test_safe_escapes_as_it_would_character_by_character(text: str, limit: int) -> None:
+    """The shortcut for printable text gives what the look at each character gives."""
+    from spades_replay.text import safe
+
+    assert safe(text, limit) == _safe_one_by_one(text, limit)
+    assert safe("Ann\u202eBob", 200) == "Ann\\u202eBob"
+    assert safe("a b\u00a0c", 200) == "a b\u00a0c"
+
+
+def test_invalid_records_off_a_terminal_read_as_rich_writes_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Off a terminal, ``stats`` and ``rescore`` write each invalid record left out
+    directly, not through rich: the characters are the ones rich would write there, for
+    every field a problem shows (a place, a rule, legal choices, hostile text, long text),
+    batched or not."""
+    import io
+
+    from spades_replay.cli import common
+    from spades_replay.errors import Code, Problem
+    from spades_replay.replayer.validate import RecordReport
+
+    problems = [
+        Problem(Code.FORMAT_NOT_A_RECORD, "not a record", "/format"),
+        Problem(Code.FORMAT_JSON, "bad \x1b[31mred\u202e", ""),
+        Problem(
+            Code.PLAY_REVOKE,
+            "Drew played 4♥ holding diamonds " + "x" * 2500,
+            "/hands/2/tricks/4/1",
+            place="hand 3, trick 5, card 2 (seat 1, Drew\u0007)",
+            rule="follow-suit",
+            legal=("2♦", "K♦"),
+        ),
+    ]
+    reports = [
+        RecordReport(source, line, None, None, 0, None, (problem,))
+        for source, line in (("games.jsonl", 7), (None, None), ("a\nb \u2028c.json", None))
+        for problem in problems
+    ]
+
+    def written(plain: bool, batch: int) -> str:
+        stream = io.StringIO()
+        console = common.console_for(stream)
+        assert not console.is_terminal
+        if plain:
+            monkeypatch.setattr(common, "REPORT_BATCH", batch)
+            common.report_invalid(console, reports)
+        else:
+            for report in reports:
+                console.print(common.Text(common._left_out(report), style="bold red"))
+                common.print_problem(console, report.problems[0])
+        return stream.getvalue()
+
+    through_rich = written(False, 0)
+    assert "\\x1b[31mred\\u202e" in through_rich
+    assert "legal: 2♦ K♦" in through_rich
+    assert written(True, 1) == through_rich
+    assert written(True, 1 << 16) == through_rich

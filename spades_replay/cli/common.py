@@ -329,15 +329,58 @@ def print_problem(console: Console, problem: Problem, indent: str = "  ") -> Non
     console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
 
 
+def problem_text(problem: Problem, indent: str = "  ") -> str:
+    """The lines :func:`print_problem` shows, as the plain text a console off a terminal
+    writes (no colours, nothing wrapped), each ending in a newline."""
+    place = f"{safe(problem.place, 300)}: " if problem.place else ""
+    text = f"{indent}{place}{safe(problem.message, 2000)}\n"
+    if problem.rule:
+        text += f"{indent}  rule: {problem.rule}\n"
+    if problem.legal:
+        text += f"{indent}  legal: {' '.join(problem.legal)}\n"
+    pointer = safe(problem.pointer, 300) or "/"
+    return text + f"{indent}  at {pointer}  [{problem.code}]\n"
+
+
+def _left_out(report: RecordReport) -> str:
+    """The heading of an invalid record a counting command leaves out."""
+    where = safe(report.source or "<input>", 500)
+    if report.line is not None:
+        where += f":{report.line}"
+    return f"{where}: invalid, left out"
+
+
+REPORT_BATCH = 1 << 16
+"""Characters of invalid-record reports gathered before one write, off a terminal."""
+
+
 def report_invalid(console: Console, reports: Iterable[RecordReport]) -> None:
     """Each invalid record a counting command leaves out: where it is, then its first
-    problem."""
-    for report in reports:
-        where = safe(report.source or "<input>", 500)
-        if report.line is not None:
-            where += f":{report.line}"
-        console.print(Text(f"{where}: invalid, left out", style="bold red"))
-        print_problem(console, report.problems[0])
+    problem.
+
+    On a terminal, through rich, in colour. Elsewhere (a file, a pipe) the same characters
+    rich would write there are written directly, some at a time: rendering each of a
+    corpus's millions of invalid records through rich would cost most of the run."""
+    if console.is_terminal:
+        for report in reports:
+            console.print(Text(_left_out(report), style="bold red"))
+            print_problem(console, report.problems[0])
+        return
+    stream = console.file
+    batch: list[str] = []
+    size = 0
+    try:
+        for report in reports:
+            text = f"{_left_out(report)}\n{problem_text(report.problems[0])}"
+            batch.append(text)
+            size += len(text)
+            if size >= REPORT_BATCH:
+                stream.write("".join(batch))
+                batch.clear()
+                size = 0
+    finally:
+        stream.write("".join(batch))
+        stream.flush()
 
 
 def refuse_own_inputs(

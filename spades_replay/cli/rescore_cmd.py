@@ -382,8 +382,7 @@ def _from_store(
 
     try:
         store = Store.open(arguments.store)
-        for report in store.invalid_reports():
-            report_invalid(err, (report,))
+        report_invalid(err, store.invalid_reports())
         summary = store.summary()
         tables = store.tables()
     except StoreError as error:
@@ -424,8 +423,7 @@ def _from_paths(
         on_sink=gathered.take,
     )
     with reading:
-        for report in validation:
-            report_invalid(err, (report,))
+        report_invalid(err, validation)
     summary = CorpusRescore().extend(rescored.game for rescored in gathered.games)
     return gathered.games, summary, validation.summary
 

@@ -12,7 +12,7 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 
 from spades_replay.errors import Code, FormatError, InputError, Problem
@@ -304,13 +304,22 @@ def run_task(
     reports: list[RecordReport] = []
     starts: list[tuple[int | None, int]] = []
     lines = 0
+    # the last invalid line and its report: a line of the same bytes gets the same verdict,
+    # moved to its own line, without being judged again (a decompression bomb repeats one
+    # invalid line millions of times)
+    last: tuple[bytes, RecordReport] | None = None
 
     def take(source: Source) -> None:
+        nonlocal last
         verified = None
         if source.oversize:
             report = oversize_report(source, limits)
+        elif last is not None and source.data == last[0]:
+            report = _moved(last[1], source.line)
         else:
             report, verified = verify_bytes(source.data, source.path, source.line, limits)
+            if not report.valid:
+                last = (source.data, report)
         summary.add(report)
         if sink is not None and verified is not None:
             sink.add(verified, source.path, source.line)
@@ -439,6 +448,18 @@ class CorpusValidation:
 
 
 def _shift(report: RecordReport, offset: int) -> RecordReport:
-    line = None if report.line is None else report.line + offset
+    return _moved(report, None if report.line is None else report.line + offset)
+
+
+def _moved(report: RecordReport, line: int | None) -> RecordReport:
+    """The same report, and its problems, on another line of the same file."""
     problems = tuple(problem.located(problem.source, line) for problem in report.problems)
-    return replace(report, line=line, problems=problems)
+    return RecordReport(
+        report.source,
+        line,
+        report.game_id,
+        report.variant,
+        report.hands,
+        report.complete,
+        problems,
+    )
