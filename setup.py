@@ -1,7 +1,8 @@
-"""The one thing pyproject.toml cannot say without setuptools' experimental options: the fast
-verifier's compiled kernel (spades_replay/replayer/_verify_kernel.c, docs/performance.md). It is
-optional: where no C compiler is found the install goes on without it, and the verifier runs
-its pure-Python functions."""
+"""The one thing pyproject.toml cannot say without setuptools' experimental options: the
+compiled kernels of the fast verifier (spades_replay/replayer/_verify_kernel.c) and of the
+shape check (spades_replay/record/_shape_kernel.c), docs/performance.md. They are optional:
+where no C compiler is found the install goes on without them, and both checks run their
+pure-Python functions."""
 
 from setuptools import Extension, setup
 
@@ -11,6 +12,11 @@ setup(
             "spades_replay.replayer._verify_kernel",
             sources=["spades_replay/replayer/_verify_kernel.c"],
             optional=True,
-        )
+        ),
+        Extension(
+            "spades_replay.record._shape_kernel",
+            sources=["spades_replay/record/_shape_kernel.c"],
+            optional=True,
+        ),
     ]
 )

@@ -509,3 +509,22 @@ def test_a_kernel_compile_is_announced(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "compiled the double-dummy kernel in 18 s" in said("compiled", 18.0)
     assert said("compiled", 1.2) == ""
     assert said("python", 18.0) == ""
+
+
+def test_validate_prints_off_a_terminal_as_rich_would(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off a terminal validate prints without rich: the same bytes as rich's console there,
+    on every invalid fixture, in every output format."""
+    from spades_replay.cli import plain
+
+    for arguments in ([], ["--verbose"], ["--format", "json"]):
+        main(["validate", *arguments, str(FIXTURES)])
+        without = capsys.readouterr()
+        with monkeypatch.context() as patched:
+            patched.setattr(plain, "sees_terminal", lambda stream: True)
+            main(["validate", *arguments, str(FIXTURES)])
+        with_rich = capsys.readouterr()
+        assert without.out == with_rich.out
+        assert without.err == with_rich.err
+        assert "invalid" in without.out

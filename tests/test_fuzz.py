@@ -4,7 +4,8 @@ never a traceback, from the library or the command line.
 Valid records from the fixtures are mutated (fields dropped, duplicated, swapped, retyped;
 cards swapped, dropped, duplicated; bad drafts and bids; truncation; random bytes; other
 encodings; a BOM; huge numbers; NaN; deep nesting; long strings). Every input also goes through
-the differential check of the fast verifier (tests/test_verify.py). A short run is part of the
+the differential checks of the fast verifier (tests/test_verify.py) and of the shape check
+(tests/test_shape.py). A short run is part of the
 test suite; ``./dev fuzz`` runs 100,000 inputs (docs/reliability.md has the last result).
 """
 
@@ -31,6 +32,7 @@ from spades_replay.replayer.verify import verify
 
 from .conftest import other_verifier_kernels
 from .support.mutate import RAW, SOURCES, mutated
+from .support.shape import assert_shape_agrees
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
 OTHER_KERNELS = other_verifier_kernels()
@@ -70,7 +72,9 @@ def outcome(function: Any, argument: Any) -> Any:
 def check_clean(data: bytes) -> None:
     """The invariant: a report, never an exception; every problem coded and placed; a valid
     record loads, replays and round-trips. And the differential check of the fast verifier:
-    the fast path reports exactly what the engine alone reports, with the engine's figures."""
+    the fast path reports exactly what the engine alone reports, with the engine's figures;
+    and that of the shape check, which accepts exactly what the models accept."""
+    assert_shape_agrees(data)
     report, verified = verify_bytes(data)
     expected, by_engine = check_bytes(data)
     assert report == expected
@@ -89,9 +93,10 @@ def check_clean(data: bytes) -> None:
         assert not report.valid
         assert loaded.problems[0].code is report.problems[0].code
         return
-    figures = verify(loaded)
+    value = orjson.loads(dumps(loaded))
+    figures = verify(value)
     for kernel in OTHER_KERNELS:
-        assert verify(loaded, kernel) == figures, f"the {kernel.name} kernel disagrees"
+        assert verify(value, kernel) == figures, f"the {kernel.name} kernel disagrees"
     replayed = outcome(spades_replay.replay, loaded)
     if isinstance(replayed, RulesError):
         assert not report.valid

@@ -151,6 +151,8 @@ def test_invalid_records_off_a_terminal_read_as_rich_writes_them(
     batched or not."""
     import io
 
+    from rich.text import Text
+
     from spades_replay.cli import common
     from spades_replay.errors import Code, Problem
     from spades_replay.replayer.validate import RecordReport
@@ -182,7 +184,7 @@ def test_invalid_records_off_a_terminal_read_as_rich_writes_them(
             common.report_invalid(console, reports)
         else:
             for report in reports:
-                console.print(common.Text(common._left_out(report), style="bold red"))
+                console.print(Text(common._left_out(report), style="bold red"))
                 common.print_problem(console, report.problems[0])
         return stream.getvalue()
 

@@ -7,6 +7,7 @@ tests check the imports that decide it, in a fresh interpreter.
 from __future__ import annotations
 
 import importlib
+import os
 import pkgutil
 import subprocess
 import sys
@@ -99,3 +100,36 @@ def test_no_schema_is_built_before_the_first_record() -> None:
         "assert models.RECORD_ADAPTER.pydantic_complete\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def _validate_imports(path: str) -> set[str]:
+    """The heavy modules (and multiprocessing) a fresh interpreter holds after
+    ``spades-replay validate PATH``, its output a pipe."""
+    code = (
+        "from spades_replay.cli import main\n"
+        f"code = main(['validate', {path!r}])\n"
+        "print('multiprocessing' if 'multiprocessing' in sys.modules else '', file=sys.stderr)\n"
+    )
+    environment = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in ("FORCE_COLOR", "TTY_COMPATIBLE")
+    }
+    heavy = f"' '.join(m for m in {HEAVY!r} if m in sys.modules)"
+    probe = f"import sys\n{code}\nprint({heavy}, file=sys.stderr)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, env=environment
+    )
+    return set(done.stderr.split())
+
+
+def test_validate_imports_no_model_nor_rich_for_a_valid_record() -> None:
+    """A valid record takes the accept path: no pydantic, no format model, no schema; off a
+    terminal nothing draws, so no rich; one process, so no multiprocessing."""
+    assert _validate_imports("fixtures/four-player/standard-game.json") == {"spades_replay.engine"}
+
+
+def test_validate_takes_the_models_for_a_record_the_fast_check_refuses() -> None:
+    imported = _validate_imports("fixtures/invalid/bid-nil-not-allowed.json")
+    assert {"pydantic", "spades_replay.record.models"} <= imported
+    assert "rich" not in imported

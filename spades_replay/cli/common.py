@@ -8,15 +8,11 @@ import argparse
 import contextlib
 import errno
 import os
-import shutil
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO, TextIO
-
-from rich.console import Console, RenderableType
-from rich.text import Text
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from spades_replay.cli.exits import EXIT_INTERRUPTED as EXIT_INTERRUPTED
 from spades_replay.cli.exits import EXIT_INVALID as EXIT_INVALID
@@ -24,6 +20,7 @@ from spades_replay.cli.exits import EXIT_NO_RECORDS as EXIT_NO_RECORDS
 from spades_replay.cli.exits import EXIT_OK as EXIT_OK
 from spades_replay.cli.exits import EXIT_USAGE as EXIT_USAGE
 from spades_replay.cli.exits import UsageError as UsageError
+from spades_replay.cli.plain import text
 from spades_replay.engine.rules import OPTION, RuleValue, not_an_option
 from spades_replay.errors import InputError, Problem
 from spades_replay.plumbing.atomic import atomic_writer
@@ -39,7 +36,6 @@ from spades_replay.plumbing.corpus import (
 )
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.plumbing.parallel import Jobs
-from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.replayer.validate import (
     RecordReport,
     Summary,
@@ -48,6 +44,12 @@ from spades_replay.replayer.validate import (
     pretty_corpus_report,
 )
 from spades_replay.text import safe
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+    from spades_replay.cli.plain import Printer
+    from spades_replay.replayer.replay import HandReplay, Replay
 
 NULL_WORDS = ("null", "none")
 """How ``--rule`` says an optional option is off."""
@@ -86,6 +88,8 @@ def rule_setting(setting: str) -> tuple[str, RuleValue]:
 def console_for(stream: TextIO) -> Console:
     """A rich console on ``stream`` that never reads markup from data and keeps colours off
     when the stream is not a terminal."""
+    from rich.console import Console
+
     terminal = stream.isatty()
     return Console(
         file=stream,
@@ -313,20 +317,20 @@ def limits_of(arguments: argparse.Namespace) -> Limits:
     return DEFAULT_LIMITS if limits == DEFAULT_LIMITS else limits
 
 
-def print_problem(console: Console, problem: Problem, indent: str = "  ") -> None:
+def print_problem(console: Printer, problem: Problem, indent: str = "  ") -> None:
     """One problem, readably: place and message, then rule, legal choices and pointer."""
-    head = Text(indent)
+    head = text(console, indent)
     if problem.place:
         head.append(safe(problem.place, 300), style="bold")
         head.append(": ")
     head.append(safe(problem.message, 2000))
     console.print(head)
     if problem.rule:
-        console.print(Text(f"{indent}  rule: {problem.rule}", style="dim"))
+        console.print(text(console, f"{indent}  rule: {problem.rule}", style="dim"))
     if problem.legal:
-        console.print(Text(f"{indent}  legal: {' '.join(problem.legal)}", style="dim"))
+        console.print(text(console, f"{indent}  legal: {' '.join(problem.legal)}", style="dim"))
     pointer = safe(problem.pointer, 300) or "/"
-    console.print(Text(f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
+    console.print(text(console, f"{indent}  at {pointer}  [{problem.code}]", style="dim"))
 
 
 def problem_text(problem: Problem, indent: str = "  ") -> str:
@@ -363,7 +367,7 @@ def report_invalid(console: Console, reports: Iterable[RecordReport]) -> None:
     corpus's millions of invalid records through rich would cost most of the run."""
     if console.is_terminal:
         for report in reports:
-            console.print(Text(_left_out(report), style="bold red"))
+            console.print(text(console, _left_out(report), style="bold red"))
             print_problem(console, report.problems[0])
         return
     stream = console.file
@@ -371,9 +375,9 @@ def report_invalid(console: Console, reports: Iterable[RecordReport]) -> None:
     size = 0
     try:
         for report in reports:
-            text = f"{_left_out(report)}\n{problem_text(report.problems[0])}"
-            batch.append(text)
-            size += len(text)
+            lines = f"{_left_out(report)}\n{problem_text(report.problems[0])}"
+            batch.append(lines)
+            size += len(lines)
             if size >= REPORT_BATCH:
                 stream.write("".join(batch))
                 batch.clear()
@@ -477,6 +481,8 @@ def write_failed(
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
         mount = mount_point(target)
         try:
+            import shutil
+
             free = f"{shutil.disk_usage(mount).free:,} bytes free"
         except OSError:
             free = "its room unknown"
@@ -498,23 +504,23 @@ def mount_point(path: str | os.PathLike[str]) -> Path:
     return place
 
 
-def report_counted(err: Console, games: str, summary: Summary) -> None:
+def report_counted(err: Printer, games: str, summary: Summary) -> None:
     """The closing line of a command that counts games: ``games`` (``"12 game(s)
     counted"``) and the invalid records it left out."""
     counted = games
     if summary.invalid:
         counted += f", {summary.invalid} invalid record(s) left out"
-    err.print(Text(counted, style="bold red" if summary.invalid else "green"))
+    err.print(text(err, counted, style="bold red" if summary.invalid else "green"))
 
 
-def exit_code(summary: Summary, paths: list[str], err: Console) -> int:
+def exit_code(summary: Summary, paths: list[str], err: Printer) -> int:
     """The exit code of a command that read records under ``paths``: 2 for a path that
     could not be read, 3 (said on ``err``) when they hold no record, 1 for an invalid record,
     else 0."""
     if summary.io_errors:
         return EXIT_USAGE
     if not summary.records:
-        err.print(Text(f"spades-replay: {no_records_message(paths)}", style="bold red"))
+        err.print(text(err, f"spades-replay: {no_records_message(paths)}", style="bold red"))
         return EXIT_NO_RECORDS
     return EXIT_INVALID if summary.invalid else EXIT_OK
 
@@ -556,7 +562,7 @@ def load_game(path: str, game: str | None, console: Console) -> Replay | None:
     if replayed is not None:
         return replayed
     where = safe(name, 500) + (f":{line}" if line is not None else "")
-    console.print(Text(f"{where}: invalid", style="bold red"))
+    console.print(text(console, f"{where}: invalid", style="bold red"))
     for problem in report.problems:
         print_problem(console, problem)
     return None
@@ -581,7 +587,8 @@ def load_kernel(err: Console) -> None:
         seconds = prepare_kernel()
     if seconds >= COMPILE_NOTICE_SECONDS:
         err.print(
-            Text(
+            text(
+                err,
                 f"compiled the double-dummy kernel in {seconds:.0f} s; later runs load it "
                 "from numba's cache",
                 style="dim",

@@ -142,7 +142,9 @@ def _report_capped(console: Console, seat_analysis: pl.DataFrame, time_cap: floa
     )
 
 
-def _analysed(collection: StatsCollection, bar: Bar, time_cap: float | None, jobs: Jobs) -> Tables:
+def _analysed(
+    collection: StatsCollection, bar: Bar[Console], time_cap: float | None, jobs: Jobs
+) -> Tables:
     """The collection's tables with the analysis of every complete hand, under ``bar``."""
     with bar:
         return collection.analysed(time_cap=time_cap, jobs=jobs, progress=bar.update)
@@ -210,7 +212,7 @@ def _read(
     """The tables and summary of the records under the paths, read (and analysed) by
     ``jobs``, under progress bars; invalid records reported on ``err``."""
 
-    def bar(description: str, counts: Literal["bytes", "items"]) -> Bar:
+    def bar(description: str, counts: Literal["bytes", "items"]) -> Bar[Console]:
         return Bar(
             description,
             counts=counts,

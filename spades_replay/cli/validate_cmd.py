@@ -7,20 +7,17 @@ import sys
 from typing import Any
 
 import orjson
-from rich.console import Console
-from rich.text import Text
 
 from spades_replay.cli.common import (
     add_jobs_option,
     add_limit_options,
     add_scheduler_option,
-    console_for,
     exit_code,
     limits_of,
     print_problem,
-    stdout_console,
     workers_of,
 )
+from spades_replay.cli.plain import Printer, console, text
 from spades_replay.cli.progress import Bar
 from spades_replay.replayer.validate import CorpusValidation, RecordReport, Summary
 from spades_replay.text import safe
@@ -74,8 +71,8 @@ def _where(report: RecordReport) -> str:
     return where
 
 
-def _print_report(console: Console, report: RecordReport) -> None:
-    title = Text(_where(report), style="bold")
+def _print_report(out: Printer, report: RecordReport) -> None:
+    title = text(out, _where(report), style="bold")
     label = ", ".join(
         part
         for part in (
@@ -90,9 +87,9 @@ def _print_report(console: Console, report: RecordReport) -> None:
         title.append(": invalid", style="bold red")
     if label:
         title.append(f" ({label})")
-    console.print(title)
+    out.print(title)
     for problem in report.problems:
-        print_problem(console, problem)
+        print_problem(out, problem)
 
 
 def summary_line(summary: Summary) -> str:
@@ -114,9 +111,9 @@ def summary_line(summary: Summary) -> str:
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """Validate and report."""
-    out = stdout_console()
-    err = console_for(sys.stderr)
+    """Validate and report (through rich only where it draws: a terminal)."""
+    out = console(sys.stdout)
+    err = console(sys.stderr)
     as_json = arguments.format == "json"
     bar = Bar(
         "validating",
@@ -142,11 +139,11 @@ def run(arguments: argparse.Namespace) -> int:
                 _print_report(bar.out, report)
     summary = validation.summary
     for problem in summary.io_errors:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        err.print(text(err, f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
     if as_json:
         sys.stdout.buffer.write(orjson.dumps({"summary": summary.to_dict()}) + b"\n")
         sys.stdout.buffer.flush()
     else:
         style = "green" if not summary.invalid and not summary.io_errors else "bold red"
-        out.print(Text(summary_line(summary), style=style))
+        out.print(text(out, summary_line(summary), style=style))
     return exit_code(summary, arguments.paths, err)

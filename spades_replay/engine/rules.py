@@ -23,7 +23,6 @@ Rules(target_score=300)
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -332,6 +331,8 @@ def not_an_option(name: str, listed: Iterable[str] = OPTION, which: str = "the o
     >>> not_an_option("colour", ("target_score", "lose_score"), "the scoring options")
     "'colour' is not an option; the scoring options are target_score, lose_score"
     """
+    import difflib  # only here: asked only for a misspelt option
+
     near = difflib.get_close_matches(name, OPTION, n=1)
     if near:
         return f"{_shown(name)} is not an option (did you mean '{near[0]}'?)"

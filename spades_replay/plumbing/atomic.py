@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
@@ -28,6 +27,8 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """
     target = Path(path)
     directory = target.parent
+    import tempfile  # only here: a command that writes nothing never imports it
+
     fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=directory)
     try:
         _keep_owner(fd, target)

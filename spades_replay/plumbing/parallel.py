@@ -13,16 +13,16 @@ know which of the two runs their work.
 from __future__ import annotations
 
 import contextlib
-import multiprocessing
 import os
 import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from itertools import islice
-from multiprocessing import resource_tracker
-from multiprocessing.pool import AsyncResult
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import AsyncResult
 
 ProgressCallback = Callable[[int, int], None]
 """Called with (work done, work in all) as work completes, in the units the caller names
@@ -78,6 +78,8 @@ def sigint_shielded() -> Iterator[None]:
     command's handler sees it once the processes exist and can be stopped."""
     # (multiprocessing unblocks SIGINT once when it first starts its resource tracker,
     # which would drop the pending signal: start the tracker before blocking)
+    from multiprocessing import resource_tracker
+
     resource_tracker.ensure_running()
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     main = threading.current_thread() is threading.main_thread()
@@ -122,6 +124,8 @@ def ordered_map(
     if jobs == 1:
         yield from map(function, items)
         return
+    import multiprocessing  # only here: a command on one core never starts a process
+
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(preload))
     pool = None

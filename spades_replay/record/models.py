@@ -19,7 +19,6 @@ actions are legal is for :mod:`spades_replay.engine`.
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Annotated, Any, Literal, final
 
 from pydantic import (
@@ -40,6 +39,8 @@ from pydantic_core import PydanticCustomError
 
 from spades_replay.engine.rules import OPTION, OPTIONS, Option, RuleValue, lose_score_problem
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.record.shape import CARD_NAMES as CARD_NAMES
+from spades_replay.record.shape import EXTENSION_PREFIX, TEXT_CHARS, free_form_problem
 
 FORMAT_NAME = "spades-replay"
 FORMAT_VERSION = "1.1"
@@ -47,13 +48,11 @@ FORMAT_VERSION = "1.1"
 VERSIONS = ("1.0", "1.1")
 """Every version this reader reads, oldest first (all of major version 1)."""
 Version = Literal["1.0", "1.1"]
-EXTENSION_PATTERN = r"^x-"
+EXTENSION_PATTERN = f"^{EXTENSION_PREFIX}"
 
-RANK_LETTERS = "23456789TJQKA"
-SUIT_LETTERS = "CDHS"
 
 StrictBool = Annotated[bool, Strict()]
-ExtensionKey = Annotated[str, Field(pattern=EXTENSION_PATTERN, max_length=200)]
+ExtensionKey = Annotated[str, Field(pattern=EXTENSION_PATTERN, max_length=TEXT_CHARS)]
 
 
 def _limits(info: ValidationInfo) -> Limits:
@@ -73,38 +72,26 @@ def _too_long(length: int, limit: int) -> PydanticCustomError:
     )
 
 
-INT_RANGE = (-(2**63), 2**64 - 1)
-"""The integers JSON tools agree on (orjson writes no others)."""
-
-
 def _check_free_form(value: JsonValue, info: ValidationInfo) -> JsonValue:
     """Bound the depth and the string lengths of a free-form value (an extension), and keep
-    its numbers to those every JSON tool reads alike: finite, integers within 64 bits."""
+    its numbers to those every JSON tool reads alike: finite, integers within 64 bits
+    (:func:`~spades_replay.record.shape.free_form_problem` finds what is wrong)."""
     limits = _limits(info)
-    pending: list[tuple[JsonValue, int]] = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, float) and not math.isfinite(item):
-            raise PydanticCustomError("number", "{value} is not a JSON number", {"value": item})
-        if isinstance(item, int) and not INT_RANGE[0] <= item <= INT_RANGE[1]:
-            raise PydanticCustomError(
-                "number", "the integer {value} is beyond 64 bits", {"value": item}
-            )
-        if isinstance(item, str):
-            if len(item) > limits.string_chars:
-                raise _too_long(len(item), limits.string_chars)
-        elif isinstance(item, list | dict):
-            if depth > limits.depth:
-                raise PydanticCustomError(
-                    "limit_depth",
-                    "nesting deeper than the limit of {limit}",
-                    {"limit": limits.depth},
-                )
-            children = item.values() if isinstance(item, dict) else item
-            pending.extend((child, depth + 1) for child in children)
-            if isinstance(item, dict):
-                pending.extend((key, depth + 1) for key in item)
-    return value
+    problem = free_form_problem(value, limits)
+    if problem is None:
+        return value
+    kind, item = problem
+    if kind == "infinite":
+        raise PydanticCustomError("number", "{value} is not a JSON number", {"value": item})
+    if kind == "wide":
+        raise PydanticCustomError(
+            "number", "the integer {value} is beyond 64 bits", {"value": item}
+        )
+    if kind == "long":
+        raise _too_long(len(item), limits.string_chars)
+    raise PydanticCustomError(
+        "limit_depth", "nesting deeper than the limit of {limit}", {"limit": limits.depth}
+    )
 
 
 def _check_text(value: str, info: ValidationInfo) -> str:
@@ -116,9 +103,8 @@ def _check_text(value: str, info: ValidationInfo) -> str:
 
 ExtensionValue = Annotated[JsonValue, AfterValidator(_check_free_form)]
 MetaValue = Annotated[str, Strict(), AfterValidator(_check_text)]
-Text = Annotated[str, Strict(), Field(min_length=1, max_length=200)]
+Text = Annotated[str, Strict(), Field(min_length=1, max_length=TEXT_CHARS)]
 
-CARD_NAMES = tuple(rank + suit for suit in SUIT_LETTERS for rank in RANK_LETTERS)
 CardName = Literal[CARD_NAMES]  # type: ignore[valid-type]
 """A card as a record writes it (``"QH"``); the engine's card is an int."""
 CardNames = tuple[CardName, ...]
@@ -361,7 +347,7 @@ class RecordBase(Model):
     game_id: Text | None = Field(default=None, exclude_if=_absent)
     rules: RulesObject = Field(default_factory=RulesObject)
     players: tuple[Player, ...]
-    meta: dict[Annotated[str, Strict(), Field(max_length=200)], MetaValue] = Field(
+    meta: dict[Annotated[str, Strict(), Field(max_length=TEXT_CHARS)], MetaValue] = Field(
         default_factory=dict, exclude_if=_empty
     )
     result: GameClaim | None = Field(default=None, exclude_if=_absent)

@@ -13,7 +13,9 @@ import os
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+import orjson
 
 from spades_replay.errors import Code, FormatError, InputError, Problem
 from spades_replay.plumbing.corpus import (
@@ -30,18 +32,51 @@ from spades_replay.plumbing.corpus import (
 )
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.plumbing.parallel import Jobs, ProgressCallback, ordered_map, workers
-from spades_replay.record.io import loads
-from spades_replay.record.models import AnyRecord
-from spades_replay.replayer.replay import Replay, check, figures_of
+from spades_replay.record.shape import accepts
 from spades_replay.replayer.verify import GameFigures, verify
+
+if TYPE_CHECKING:
+    from spades_replay.record.models import AnyRecord
+    from spades_replay.replayer.replay import Replay
+
+
+class Player(Protocol):
+    """A player as a :class:`Verified` game names one."""
+
+    @property
+    def name(self) -> str:
+        """The name shown."""
+
+    @property
+    def id(self) -> str | None:
+        """The stable id, if the record gives one."""
+
+
+class Seated(NamedTuple):
+    """A player of a record the fast path accepted: the name shown and the stable id."""
+
+    name: str
+    id: str | None
 
 
 class Verified(NamedTuple):
-    """A valid record and its figures (:func:`spades_replay.replayer.verify.verify`): what a
-    :class:`Sink` receives. The full :class:`Replay` is ``check(record)`` when needed."""
+    """A valid record's figures (:func:`spades_replay.replayer.verify.verify`), game id and
+    players: what a :class:`Sink` receives. :attr:`record` gives the record itself (the
+    format's models), and ``check(game.record)`` its full :class:`Replay`, when needed."""
 
-    record: AnyRecord
     figures: GameFigures
+    game_id: str | None
+    players: tuple[Player, ...]
+    data: bytes
+    limits: Limits = DEFAULT_LIMITS
+
+    @property
+    def record(self) -> AnyRecord:
+        """The record, loaded by the format's models from :attr:`data` on each read (the fast
+        path never builds it: only a sink that needs the models pays for them)."""
+        from spades_replay.record.io import loads
+
+        return loads(self.data, self.limits)
 
 
 class Sink(Protocol):
@@ -86,8 +121,6 @@ class RecordReport:
 
 def _peek(data: bytes) -> tuple[str | None, str | None]:
     """Best-effort game id and variant of bytes that failed to load, for the report."""
-    import orjson
-
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -105,6 +138,8 @@ def _loaded(
     data: bytes, source: str | None, line: int | None, limits: Limits
 ) -> AnyRecord | RecordReport:
     """The record in ``data``, or the report of why it is not one."""
+    from spades_replay.record.io import loads
+
     try:
         return loads(data, limits)
     except FormatError as error:
@@ -120,6 +155,8 @@ def _checked(
     record: AnyRecord, source: str | None, line: int | None
 ) -> tuple[RecordReport, Replay | None]:
     """The engine's verdict on a loaded record, and its replay when it is valid."""
+    from spades_replay.replayer.replay import check
+
     replayed, found = check(record)
     problems = tuple(problem.located(source, line) for problem in found)
     complete = replayed.result.complete if replayed is not None else None
@@ -143,31 +180,52 @@ def check_bytes(
     return _checked(loaded, source, line)
 
 
+def _accepted(data: bytes, limits: Limits) -> dict[str, Any] | None:
+    """The record in ``data`` parsed by orjson, if the shape check accepts it (so the models
+    would); ``None`` for anything else, which the models explain. Only what opens an object
+    is parsed (a large array is never built only to be refused)."""
+    if data[:1] != b"{" or len(data) > limits.record_bytes:
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return value if accepts(value, limits) else None
+
+
 def verify_bytes(
     data: bytes,
     source: str | None = None,
     line: int | None = None,
     limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[RecordReport, Verified | None]:
-    """Check one record's bytes completely, the fast way: the report, and the record with
-    its figures when it is valid.
+    """Check one record's bytes completely, the fast way: the report, and the valid game
+    with its figures when it is valid.
 
-    The fast verifier (:mod:`spades_replay.replayer.verify`) accepts a clean record without building
-    a :class:`Replay`; anything else goes to :func:`~spades_replay.replayer.replay.check`, so the
-    report is the one :func:`check_bytes` gives, every problem explained by the engine.
+    The fast path parses with orjson, checks the shape without the models
+    (:func:`spades_replay.record.shape.accepts`) and verifies the play
+    (:mod:`spades_replay.replayer.verify`), so a clean record never builds the models nor a
+    :class:`Replay`. Anything else goes to :func:`check_bytes` (the models, then the engine's
+    :func:`~spades_replay.replayer.replay.check`), so the report is the one it gives, every
+    problem explained by the models or the engine.
     """
-    loaded = _loaded(data, source, line, limits)
-    if isinstance(loaded, RecordReport):
-        return loaded, None
-    record = loaded
-    figures = verify(record)
-    if figures is not None:
-        report = RecordReport(
-            source, line, record.game_id, record.variant, len(record.hands), figures.complete, ()
-        )
-        return report, Verified(record, figures)
-    report, replayed = _checked(record, source, line)
-    return report, None if replayed is None else Verified(record, figures_of(replayed))
+    value = _accepted(data, limits)
+    if value is not None:
+        figures = verify(value)
+        if figures is not None:
+            game_id = value.get("game_id")
+            players = tuple(Seated(player["name"], player.get("id")) for player in value["players"])
+            report = RecordReport(
+                source, line, game_id, value["variant"], len(value["hands"]), figures.complete, ()
+            )
+            return report, Verified(figures, game_id, players, data, limits)
+    report, replayed = check_bytes(data, source, line, limits)
+    if replayed is None:
+        return report, None
+    from spades_replay.replayer.replay import figures_of
+
+    verified = Verified(figures_of(replayed), replayed.game_id, replayed.players, data, limits)
+    return report, verified
 
 
 def validate_bytes(

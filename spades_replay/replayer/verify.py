@@ -1,7 +1,8 @@
-"""The fast verifier: an accept-only check of a loaded record, with the figures stats need.
+"""The fast verifier: an accept-only check of a parsed record, with the figures stats need.
 
-:func:`verify` takes a record the format models have already validated and answers one
-question: is it clean (every action legal, every claim right)? If so it returns the
+:func:`verify` takes a record as parsed JSON (orjson's) that the shape check
+(:func:`spades_replay.record.shape.accepts`) has accepted, so one the format's models accept,
+and answers one question: is it clean (every action legal, every claim right)? If so it returns the
 :class:`GameFigures` of the game (bids, tricks by seat, the engine's own side scores, the
 result); if not, or wherever it is unsure, ``None``. It never explains: on ``None`` the
 engine's :func:`spades_replay.replayer.replay.check` runs and says what is wrong, where, under which
@@ -11,9 +12,7 @@ fixture, conformance record, simulated corpora and hundreds of thousands of muta
 
 How its pure-Python kernel stays fast (docs/performance.md has the figures):
 
-- **No name-to-int pass**: its tables are keyed by the card-name strings the models return,
-  the very objects (pydantic hands back its ``Literal``'s own strings), so that a lookup
-  compares keys by identity.
+- **No name-to-int pass**: its tables are keyed by the card names as the record writes them.
 - **Deferred "was it held" test**: each seat's holding mask is XOR-ed with every card she plays
   and must end at 0. Thirteen plays XOR to a 13-card holding only when they are exactly that
   holding, once each; so for any record that passes, the running masks were the true holdings
@@ -45,8 +44,8 @@ engine's :func:`~spades_replay.engine.tricks.opening_leader` names the holder of
 exchange, who must lead it. Unfinished hands are left to the engine: the verifier answers
 ``None`` for them.
 
->>> from spades_replay.record.io import load
->>> figures = verify(load("fixtures/two-player/mercy.json"))
+>>> import orjson
+>>> figures = verify(orjson.loads(open("fixtures/two-player/mercy.json", "rb").read()))
 >>> figures.complete, figures.reason, figures.hands[0].tricks
 (True, 'mercy', (8, 5))
 """
@@ -55,19 +54,18 @@ from __future__ import annotations
 
 import functools
 import importlib
-import operator
 import os
 from collections.abc import Callable, Sequence
 from itertools import compress
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple
 
 from spades_replay.engine.bidding import bid_violation, bidding_order, rules_are_free
 from spades_replay.engine.cards import FULL_DECK_MASK, NON_SPADES_MASK, SUIT_MASKS
-from spades_replay.engine.rules import Rules
+from spades_replay.engine.rules import OPTIONS, Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid, SideScore, end_reason, score_side
 from spades_replay.engine.seats import Seat, Side, Variant
 from spades_replay.engine.tricks import opening_card, opening_leader, spades_open
-from spades_replay.record import models
+from spades_replay.record.shape import CARD_NAMES
 
 __all__ = [
     "COMPILED_KERNEL",
@@ -77,7 +75,7 @@ __all__ = [
     "GameFigures",
     "HandFigures",
     "Kernel",
-    "rules_of_record",
+    "rules_of_data",
     "verify",
 ]
 
@@ -111,11 +109,6 @@ class GameFigures(NamedTuple):
     bags: tuple[int, int]
     complete_hands: int
 
-
-CARD_NAMES = models.CARD_NAMES
-"""The card names in the engine's order, as the very string objects the models return: the
-tables below are keyed by them, so that comparing a key found in a record with a table's
-key is an identity check."""
 
 BIT: dict[str, int] = {name: 1 << card for card, name in enumerate(CARD_NAMES)}
 """The bitmask of each card, by name."""
@@ -189,10 +182,8 @@ def _selectors(draft: str) -> bytes:
     return draft.replace("K", "\x01\x00").replace("D", "\x00\x01").encode()
 
 
-_claims: Callable[[models.HandClaim2 | models.HandClaim4], tuple[Any, ...]] = operator.attrgetter(
-    "tricks", "points", "scores", "bags"
-)
-"""A hand's claims, in the order :func:`_claims_hold` takes them (``None`` where absent)."""
+_CLAIMS = ("tricks", "points", "scores", "bags")
+"""A hand's claims, in the order :func:`_claims_hold` takes them."""
 
 
 def _claims_hold(claimed: tuple[Any, ...], found: tuple[Any, ...]) -> bool:
@@ -215,31 +206,28 @@ def _bids_legal(
     return True
 
 
+_OPTION_NAMES = tuple(row.name for row in OPTIONS)
+_OPTION_DEFAULTS = tuple(row.default for row in OPTIONS)
+
+
 @functools.lru_cache(maxsize=256)
-def _rules(names: tuple[str, ...], values: tuple[Any, ...]) -> Rules:
-    return Rules(**dict(zip(names, values, strict=True)))
+def _rules(values: tuple[Any, ...]) -> Rules:
+    return Rules(**dict(zip(_OPTION_NAMES, values, strict=True)))
 
 
-_OPTION_GETTERS: dict[type[models.RulesObject], tuple[tuple[str, ...], Callable[[Any], Any]]] = {}
-
-
-def rules_of_record(model: models.RulesObject) -> Rules:
-    """The engine's rules of a record's ``rules`` object (as
-    :func:`spades_replay.replayer.convert.rules_of` gives them), the same object for the same
-    options."""
-    kind = type(model)
-    found = _OPTION_GETTERS.get(kind)
-    if found is None:
-        names = tuple(kind.model_fields)
-        found = _OPTION_GETTERS[kind] = (names, operator.attrgetter(*names))
-    names, values = found
-    return _rules(names, values(model))
+def rules_of_data(rules: dict[str, Any] | None) -> Rules:
+    """The engine's rules of a record's parsed ``rules`` object (absent: every default), as
+    :func:`spades_replay.replayer.convert.rules_of` gives them from the models; the same
+    object for the same options."""
+    if rules is None:
+        return _rules(_OPTION_DEFAULTS)
+    return _rules(tuple(map(rules.get, _OPTION_NAMES, _OPTION_DEFAULTS)))
 
 
 _MEMO_SIZE = 1 << 16
 """At most this many side scores are kept per rule set and side (then the memo starts
 afresh)."""
-_Memo = dict[tuple[int, ...], tuple[SideScore, int, int]]
+_Memo = dict[tuple[int, ...], tuple[tuple[Any, ...], int, int]]
 _MEMOS: dict[tuple[Variant, Rules], tuple[_Memo, _Memo]] = {}
 
 
@@ -263,30 +251,43 @@ def _scored(
     bids: tuple[Bid, ...],
     tricks: tuple[int, ...],
     bags_before: int,
-) -> tuple[SideScore, int, int]:
+) -> tuple[tuple[Any, ...], int, int]:
     """The engine's :func:`~spades_replay.engine.scoring.score_side` of ``side``, memoised
     under ``key`` (the side's bids and tricks, and its bags before the hand: all it reads but
-    the score before, which only shifts the running score): the side's score from 0, the
-    points of the hand, and the bags after it."""
+    the score before, which only shifts the running score): the fields of the side's score
+    before its last two (the running score and bags, :data:`_TAIL`), the points of the hand,
+    and the bags after it."""
     score = score_side(variant, rules, side, bids, tricks, score_before=0, bags_before=bags_before)
-    found = memo[key] = (score, score.points, score.bags)
+    found = memo[key] = (score[:_TAIL], score.points, score.bags)
     return found
+
+
+_TAIL = SideScore._fields.index("score")
+assert SideScore._fields[_TAIL:] == ("score", "bags"), "a side's score ends with score, bags"
 
 
 _new_tuple = tuple.__new__
 """Builds a named tuple in C, without its ``__new__``."""
 
 
+def _taken(exchange: dict[str, Any]) -> Any:
+    """The cards an exchange takes in: its ``in`` (the models also read ``in_``)."""
+    return exchange["in"] if "in" in exchange else exchange["in_"]
+
+
 def _exchange2(
-    hand: models.Hand2, bids: tuple[Bid, ...], holdings: list[int], first: Seat, limit: int
+    exchanges: list[dict[str, Any]],
+    bids: tuple[Bid, ...],
+    holdings: list[int],
+    first: Seat,
+    limit: int,
 ) -> bool:
     """Apply a two-player hand's exchanges to ``holdings``; whether they are all legal."""
     pile = FULL_DECK_MASK & ~(holdings[0] | holdings[1])
-    exchanges = hand.exchanges
     done = [False, False]
     for index, exchange in enumerate(exchanges):
-        seat = exchange.seat
-        out, taken = exchange.out, exchange.in_
+        seat = exchange["seat"]
+        out, taken = exchange["out"], _taken(exchange)
         if bids[seat] != BLIND_NIL or done[seat]:
             return False
         if seat == first and bids[1 - first] == BLIND_NIL and index == 0 and len(exchanges) > 1:
@@ -305,16 +306,18 @@ def _exchange2(
     return True
 
 
-def _exchange4(hand: models.Hand4, bids: tuple[Bid, ...], holdings: list[int], limit: int) -> bool:
+def _exchange4(
+    exchanges: list[dict[str, Any]], bids: tuple[Bid, ...], holdings: list[int], limit: int
+) -> bool:
     """Apply a four-player hand's exchanges to ``holdings``; whether they are all legal.
 
     Only a Blind Nil bidder whose partner did not bid Blind Nil exchanges, once, so the two
     holdings an exchange touches are still as dealt."""
     done = [False] * 4
-    for exchange in hand.exchanges:
-        seat = exchange.seat
+    for exchange in exchanges:
+        seat = exchange["seat"]
         partner = seat ^ 2
-        out, taken = exchange.out, exchange.in_
+        out, taken = exchange["out"], _taken(exchange)
         if bids[seat] != BLIND_NIL or done[seat] or bids[partner] == BLIND_NIL:
             return False
         if len(out) != len(taken) or len(out) > limit:
@@ -487,13 +490,14 @@ KERNEL = (
 :data:`KERNEL_VARIABLE` says ``python``."""
 
 
-def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigures | None:
-    """The figures of ``record`` if it is clean (every action legal, every claim right),
-    else ``None``: then :func:`spades_replay.replayer.replay.check` says why. ``None`` also when the
-    record has an unfinished hand. ``kernel`` does the card work (default :data:`KERNEL`);
-    every kernel gives the same answer."""
-    rules = rules_of_record(record.rules)
-    two = isinstance(record, models.TwoPlayerRecord)
+def verify(record: dict[str, Any], kernel: Kernel | None = None) -> GameFigures | None:
+    """The figures of ``record`` (parsed JSON the shape check accepts) if it is clean (every
+    action legal, every claim right), else ``None``: then
+    :func:`spades_replay.replayer.replay.check` says why. ``None`` also when the record has
+    an unfinished hand. ``kernel`` does the card work (default :data:`KERNEL`); every kernel
+    gives the same answer."""
+    rules = rules_of_data(record.get("rules"))
+    two = record["variant"] == "two-player"
     variant = Variant.TWO_PLAYER if two else Variant.FOUR_PLAYER
     free = rules_are_free(rules)
     opening = opening_card(variant, rules)
@@ -507,33 +511,34 @@ def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigure
         lose = -(1 << 62)  # lower than any score a record can reach
     bid_of = _BIDS.__getitem__
     _, holding, draft2, play2, play4 = kernel or KERNEL
-    dealer = record.first_dealer
+    dealer: Seat = record.get("first_dealer", 0)
     score0 = score1 = bags0 = bags1 = 0
     decided = False
     winner: Side | None = None
     reason: str | None = None
     figures = []
     memo0, memo1 = _memos(variant, rules)
-    for hand in record.hands:
+    for hand in record["hands"]:
         if decided:
             return None
-        stated = hand.bids
+        stated = hand["bids"]
         # the engine's bids: the record's, but Blind Nil as -1
-        bids = (
-            tuple(map(bid_of, stated)) if "blind_nil" in stated else cast("tuple[Bid, ...]", stated)
+        bids: tuple[Bid, ...] = (
+            tuple(map(bid_of, stated)) if "blind_nil" in stated else tuple(stated)
         )
         if not free and not _bids_legal(variant, rules, dealer, bids, (score0, score1)):
             return None
-        plays = hand.plays
-        if type(hand) is models.Hand2:  # final: no subclass; isinstance asks the ABC machinery
+        plays = hand["plays"]
+        exchanges = hand.get("exchanges")
+        if two:
             if len(plays) != 26:
                 return None
-            drafted = draft2(hand.deck, hand.draft)
+            drafted = draft2(hand["deck"], hand["draft"])
             if drafted is None:
                 return None
             # by seat: the first player (``dealer``) drafts first
             holdings = [drafted[1], drafted[0]] if dealer else list(drafted)
-            if hand.exchanges and not _exchange2(hand, bids, holdings, dealer, limit):
+            if exchanges and not _exchange2(exchanges, bids, holdings, dealer, limit):
                 return None
             tricks = play2(plays, holdings[1 - dealer], holdings[dealer], 1 - dealer, broken)
             if tricks is None:
@@ -543,10 +548,10 @@ def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigure
         else:
             if len(plays) != 52:
                 return None
-            holdings = list(map(holding, hand.deal))
+            holdings = list(map(holding, hand["deal"]))
             if sum(holdings) != FULL_DECK_MASK:
                 return None
-            if hand.exchanges and not _exchange4(hand, bids, holdings, limit):
+            if exchanges and not _exchange4(exchanges, bids, holdings, limit):
                 return None
             if opening_name is not None:
                 if plays[0] != opening_name:
@@ -567,13 +572,17 @@ def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigure
         )
         score0 += points0
         score1 += points1
-        claim = hand.result
+        claim = hand.get("result")
         if claim is not None:
-            found = (tricks, (points0, points1), (score0, score1), (bags0, bags1))
-            claimed = _claims(claim)
+            # as the record writes them: lists
+            found = ([*tricks], [points0, points1], [score0, score1], [bags0, bags1])
+            claimed = tuple(map(claim.get, _CLAIMS))
             if claimed != found and not _claims_hold(claimed, found):
                 return None
-        sides = (side0._replace(score=score0), side1._replace(score=score1))
+        sides = (
+            _new_tuple(SideScore, (*side0, score0, bags0)),
+            _new_tuple(SideScore, (*side1, score1, bags1)),
+        )
         figures.append(_new_tuple(HandFigures, (dealer, bids, tricks, sides)))
         if score0 >= target or score1 >= target or score0 <= lose or score1 <= lose:
             reason = end_reason(rules, (score0, score1))
@@ -582,9 +591,9 @@ def verify(record: models.AnyRecord, kernel: Kernel | None = None) -> GameFigure
                 decided = True
         dealer = dealer + 1 if dealer + 1 < count else 0
     scores = (score0, score1)
-    game_claim = record.result
+    game_claim = record.get("result")
     if game_claim is not None and (
-        not decided or game_claim.winner != winner or game_claim.scores != scores
+        not decided or game_claim["winner"] != winner or game_claim["scores"] != [*scores]
     ):
         return None
     return GameFigures(

@@ -38,10 +38,9 @@ class RowSink:
 
     def add(self, game: Verified, path: str, line: int | None) -> None:
         """Add one game's rows (and hands)."""
-        record = game.record
-        self.rows.add(game.figures, record.players, record.game_id, self.count, path, line)
+        self.rows.add(game.figures, game.players, game.game_id, self.count, path, line)
         if self.hands is not None:
-            replayed, _ = check(record)
+            replayed, _ = check(game.record)
             assert replayed is not None, "a verified record replays"
             self.hands.add(replayed, self.count)
         self.count += 1
