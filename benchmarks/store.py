@@ -2,9 +2,12 @@
 ``./dev bench store [--quick | --large | --games N] [--write-docs]``.
 
 On a simulated corpus of 100,000 games, half of each variant (``--quick``: 4,000; ``--large``:
-1,000,000; ``--games``: N, for a machine too slow to simulate the full corpus in time),
-simulated once and kept in ``benchmarks/out/``, and a store of it built once per run, it
-measures with the commands a user runs (wall time, each a fresh process):
+1,000,000; ``--games``: N), simulated once (on ``--jobs`` processes, one per core unless
+told) and kept in ``benchmarks/out/``, and a store of it built once per run, it measures with
+the commands a user runs (wall time, each a fresh process). With ``--base B``, for a machine
+too slow to simulate the whole corpus in time, only the first B games of each variant are
+simulated (the same bytes as the whole corpus's first B) and the corpus repeats them in turn:
+game *i* is game *i* mod B with the id game *i* would have. What is measured:
 
 - ``ingest --jobs 1`` against ``validate --jobs 1`` on the same files (throughput ratio;
   target >= 0.9), with the peak resident memory of the ingest process (VmHWM; target <= 300
@@ -17,8 +20,8 @@ measures with the commands a user runs (wall time, each a fresh process):
   drive it: from opening the address to the Replay page drawn (its board; the time to its
   chart is reported beside), then, once that page has settled, from a click on Corpus stats
   in the navigation to that page drawn (every chart's SVG), cold (a new server) and warm (a
-  new session of the same server); target <= 3 s each. Skipped, and said so, without
-  chromium.
+  new session of the same server); targets, warm: the board <= 2 s, Corpus stats <= 3 s.
+  Skipped, and said so, without chromium.
 
 Results are printed and written to ``benchmarks/out/store.json``; with ``--write-docs`` they
 also go in docs/performance.md between its ``store-bench`` markers.
@@ -57,7 +60,8 @@ TARGETS = {
     "reingest_share": 0.02,
     "query_s": 1.0,
     "peak_mb": 300,
-    "view_s": 3.0,
+    "board_s": 2.0,
+    "stats_s": 3.0,
 }
 
 NIL_BY_PLAYER = """SELECT player, variant,
@@ -67,19 +71,53 @@ NIL_BY_PLAYER = """SELECT player, variant,
 FROM seat_hands GROUP BY player, variant HAVING nil_bids > 0 ORDER BY rate DESC, player"""
 
 
-def corpus(games: int) -> Path:
-    """A folder with ``games`` games, half of each variant, simulated once."""
-    folder = OUT / f"store-corpus-{games}"
+def corpus(games: int, jobs: int = 0, base: int | None = None) -> Path:
+    """A folder with ``games`` games, half of each variant, simulated once on ``jobs``
+    processes (0: one per core); with ``base``, the first ``base`` games of each variant
+    simulated and repeated in turn under the ids of the games they stand for."""
+    half = games // 2
+    if base is None or base >= half:
+        folder = OUT / f"store-corpus-{games}"
+    else:
+        folder = OUT / f"store-corpus-{games}-from-{base}"
     done = folder / ".complete"
     if done.exists():
         return folder
     folder.mkdir(parents=True, exist_ok=True)
     for variant, seed in ((Variant.TWO_PLAYER, 301), (Variant.FOUR_PLAYER, 302)):
         path = folder / f"{variant.value}.jsonl"
-        print(f"simulating {games // 2} {variant.value} games into {path} ...", file=sys.stderr)
-        write_corpus(CorpusSpec(variant, games // 2, seed), path, jobs=0)
+        if folder.name == f"store-corpus-{games}":
+            print(f"simulating {half} {variant.value} games into {path} ...", file=sys.stderr)
+            write_corpus(CorpusSpec(variant, half, seed), path, jobs=jobs)
+            continue
+        assert base is not None
+        simulated = OUT / f"store-base-{base}" / f"{variant.value}.jsonl"
+        if not simulated.exists():
+            print(f"simulating {base} {variant.value} games into {simulated} ...", file=sys.stderr)
+            simulated.parent.mkdir(parents=True, exist_ok=True)
+            write_corpus(CorpusSpec(variant, base, seed), simulated, jobs=jobs)
+        print(f"repeating them into {half} games in {path} ...", file=sys.stderr)
+        repeat(CorpusSpec(variant, half, seed), simulated.read_bytes().splitlines(), path)
     done.touch()
     return folder
+
+
+def repeat(spec: CorpusSpec, lines: list[bytes], path: Path) -> None:
+    """Write the ``spec.games`` games of ``spec`` to ``path`` from the simulated first
+    ``len(lines)`` of them: game *i* is line *i* mod ``len(lines)``, its id made game *i*'s."""
+    ids = [b'"game_id":"%s"' % spec.game_id(index).encode() for index in range(len(lines))]
+    for index, line in enumerate(lines):
+        if ids[index] not in line:
+            raise SystemExit(f"{path}: simulated game {index} is not {spec.game_id(index)}")
+    with path.open("wb") as stream:
+        for index in range(spec.games):
+            source = index % len(lines)
+            line = lines[source]
+            if index != source:
+                line = line.replace(
+                    ids[source], b'"game_id":"%s"' % spec.game_id(index).encode(), 1
+                )
+            stream.write(line + b"\n")
 
 
 def command(*arguments: str, peak: bool = False) -> tuple[float, float | None]:
@@ -266,9 +304,20 @@ def markdown(results: dict[str, Any]) -> str:
     def met(ok: bool) -> str:
         return "yes" if ok else "no"
 
+    made = (
+        f", the first {results['base']:,} of each simulated and repeated under the ids of the rest"
+        if results.get("base")
+        else ""
+    )
     lines = [
         f"Run on {results['when']} ({results['machine']}), {results['games']:,} games "
-        f"({ingest['corpus_mb']:,.0f} MB), half of each variant.",
+        f"({ingest['corpus_mb']:,.0f} MB), half of each variant{made}."
+        + (
+            f" The machine's load average was {results['load_start']:.1f} at the start and "
+            f"{results['load_end']:.1f} at the end (work sharing its cores slows every figure)."
+            if "load_end" in results
+            else ""
+        ),
         "",
         "| target | measured | met |",
         "| --- | --- | --- |",
@@ -286,15 +335,25 @@ def markdown(results: dict[str, Any]) -> str:
         f"{ingest['peak_mb']:.0f} MB | {met(ingest['peak_mb'] <= TARGETS['peak_mb'])} |",
     ]
     if "skipped" in view:
-        lines.append(f"| dashboard first views <= 3 s | skipped: {view['skipped']} | - |")
+        lines.append(f"| dashboard first views | skipped: {view['skipped']} | - |")
     else:
         for when in ("cold", "warm"):
             replay, stats = view[f"{when}_replay_s"], view[f"{when}_stats_s"]
-            ok = max(replay, stats) <= TARGETS["view_s"]
+            chart = view[f"{when}_replay_chart_s"]
+            if when == "cold":
+                lines.append(
+                    f"| dashboard, cold (no target): Replay drawn, then Corpus stats drawn | "
+                    f"{replay:.1f} s (its chart {chart:.1f} s), {stats:.1f} s | - |"
+                )
+                continue
             lines.append(
-                f"| dashboard, {when}: Replay drawn, then Corpus stats drawn <= 3 s each | "
-                f"{replay:.1f} s (its chart {view[f'{when}_replay_chart_s']:.1f} s), "
-                f"{stats:.1f} s | {met(ok)} |"
+                f"| dashboard, warm: Replay's board drawn <= {TARGETS['board_s']:.0f} s | "
+                f"{replay:.1f} s (its chart {chart:.1f} s) | "
+                f"{met(replay <= TARGETS['board_s'])} |"
+            )
+            lines.append(
+                f"| dashboard, warm: Corpus stats drawn <= {TARGETS['stats_s']:.0f} s | "
+                f"{stats:.1f} s | {met(stats <= TARGETS['stats_s'])} |"
             )
     return "\n".join(lines)
 
@@ -310,23 +369,35 @@ def main() -> None:
     size.add_argument("--quick", action="store_true", help="4,000 games")
     size.add_argument("--large", action="store_true", help="1,000,000 games")
     size.add_argument("--games", type=int, metavar="N", help="N games")
+    parser.add_argument(
+        "--base",
+        type=int,
+        metavar="B",
+        help="simulate only the first B games of each variant and repeat them",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=0, help="processes simulating the corpus (0: one per core)"
+    )
     parser.add_argument("--write-docs", action="store_true", help="put the figures in docs/")
     arguments = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     games = 4_000 if arguments.quick else 1_000_000 if arguments.large else 100_000
     games = arguments.games or games
-    folder = corpus(games)
+    folder = corpus(games, arguments.jobs, arguments.base)
     results: dict[str, Any] = {
         "when": time.strftime("%Y-%m-%d %H:%M"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}",
         "games": games,
+        "base": arguments.base if arguments.base and arguments.base < games // 2 else None,
+        "load_start": os.getloadavg()[0],
     }
     with tempfile.TemporaryDirectory(dir=OUT) as scratch:
         store = Path(scratch) / "store"
         results["ingest"] = ingest_figures(folder, store, arguments.quick)
         results["query"] = query_figures(store)
         results["browser"] = browser_figures(store)
+    results["load_end"] = os.getloadavg()[0]
     (OUT / "store.json").write_text(json.dumps(results, indent=2) + "\n")
     text = markdown(results)
     print(text)

@@ -179,3 +179,71 @@ def test_the_memory_benchmark_measures_and_renders(
     text = module.markdown(results)
     assert "| `validate` | 2 |" in text
     assert "3,000 lines of `{}`" in text
+
+
+def _store_benchmark() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "benchmarks" / "store.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_store"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_store_benchmark_repeats_simulated_games_under_their_own_ids(tmp_path: Path) -> None:
+    from spades_replay.engine.seats import Variant
+    from spades_replay.play.simulate import CorpusSpec, simulate_corpus
+    from spades_replay.replayer.validate import validate_bytes
+
+    module = _store_benchmark()
+    whole = CorpusSpec(Variant.TWO_PLAYER, 7, 301)
+    simulated = list(simulate_corpus(CorpusSpec(Variant.TWO_PLAYER, 3, 301)))
+    module.repeat(whole, simulated, tmp_path / "games.jsonl")
+    lines = (tmp_path / "games.jsonl").read_bytes().splitlines()
+    assert lines[:3] == simulated
+    assert lines[:3] == list(simulate_corpus(whole))[:3]
+    assert lines[5] == simulated[2].replace(b"s301-000002", b"s301-000005")
+    assert all(validate_bytes(line).valid for line in lines)
+    assert len({line.split(b'"game_id":"')[1][:22] for line in lines}) == 7
+    with pytest.raises(SystemExit, match="is not"):
+        module.repeat(whole, simulated[1:], tmp_path / "wrong.jsonl")
+
+
+def test_the_store_benchmark_reports_the_warm_views_against_their_targets() -> None:
+    module = _store_benchmark()
+    results = {
+        "when": "now",
+        "machine": "test",
+        "games": 1_000_000,
+        "base": 10_000,
+        "load_start": 3.0,
+        "load_end": 4.5,
+        "ingest": {
+            "corpus_mb": 8700.0,
+            "validate_s": 400.0,
+            "ingest_s": 500.0,
+            "ingest_ratio": 0.8,
+            "reingest_s": 2.0,
+            "reingest_share": 0.004,
+            "peak_corpus_mb": 8700.0,
+            "peak_mb": 250.0,
+        },
+        "query": {"query_s": 1.4, "query_alone_s": 0.9},
+        "browser": {
+            "cold_replay_s": 5.0,
+            "cold_replay_chart_s": 9.0,
+            "cold_stats_s": 4.0,
+            "warm_replay_s": 1.5,
+            "warm_replay_chart_s": 3.0,
+            "warm_stats_s": 3.5,
+        },
+    }
+    text = module.markdown(results)
+    assert "the first 10,000 of each simulated and repeated" in text
+    assert "load average was 3.0 at the start and 4.5 at the end" in text
+    assert (
+        "| dashboard, warm: Replay's board drawn <= 2 s | 1.5 s (its chart 3.0 s) | yes |" in text
+    )
+    assert "| dashboard, warm: Corpus stats drawn <= 3 s | 3.5 s | no |" in text
+    assert "| dashboard, cold (no target): Replay drawn, then Corpus stats drawn | 5.0 s" in text
