@@ -283,23 +283,48 @@ def _expect(state: HandState, phase: Phase, seat: Seat, what: str) -> None:
         )
 
 
+def _moved(
+    state: HandState, phase: Phase, turn: Seat, trick_leader: Seat | None = None
+) -> HandState:
+    """``state`` in another phase and turn (built whole: ``dataclasses.replace`` is several
+    times slower, and every hand moves through its setup this way)."""
+    return HandState(
+        state.variant,
+        state.rules,
+        state.dealer,
+        phase,
+        turn,
+        state.holdings,
+        state.bids,
+        state.trick_leader if trick_leader is None else trick_leader,
+        state.tricks_won,
+        state.deck,
+        state.draft,
+        state.discard,
+        state.exchanges,
+        state.trick,
+        state.tricks,
+        state.spades_broken,
+        state.scores,
+    )
+
+
 def _after_setup(state: HandState) -> HandState:
     """Move on from the draft, an exchange or the bidding to whatever comes next."""
     queue = exchange_queue(state)
-    bids_done = all(bid is not None for bid in state.bids)
     if state.variant is Variant.TWO_PLAYER:
         if queue:
-            return replace(state, phase=Phase.EXCHANGE, turn=queue[0])
+            return _moved(state, Phase.EXCHANGE, queue[0])
         waiting = [seat for seat in bidding_order(state) if state.bids[seat] is None]
         if waiting:
-            return replace(state, phase=Phase.BIDDING, turn=waiting[0])
-    elif not bids_done:
+            return _moved(state, Phase.BIDDING, waiting[0])
+    elif None in state.bids:
         waiting = [seat for seat in bidding_order(state) if state.bids[seat] is None]
-        return replace(state, phase=Phase.BIDDING, turn=waiting[0])
+        return _moved(state, Phase.BIDDING, waiting[0])
     elif queue:
-        return replace(state, phase=Phase.EXCHANGE, turn=queue[0])
+        return _moved(state, Phase.EXCHANGE, queue[0])
     leader = opening_leader(state.variant, state.rules, state.dealer, state.holdings)
-    return replace(state, phase=Phase.PLAY, turn=leader, trick_leader=leader)
+    return _moved(state, Phase.PLAY, leader, leader)
 
 
 def _declare(state: HandState, action: DeclareBlindNil) -> HandState:
@@ -420,7 +445,27 @@ def _bid(state: HandState, action: PlaceBid) -> HandState:
     )
     bids = list(state.bids)
     bids[action.seat] = action.bid
-    return _after_setup(replace(state, bids=tuple(bids)))
+    return _after_setup(
+        HandState(
+            state.variant,
+            state.rules,
+            state.dealer,
+            state.phase,
+            state.turn,
+            state.holdings,
+            tuple(bids),
+            state.trick_leader,
+            state.tricks_won,
+            state.deck,
+            state.draft,
+            state.discard,
+            state.exchanges,
+            state.trick,
+            state.tricks,
+            state.spades_broken,
+            state.scores,
+        )
+    )
 
 
 def _play(state: HandState, action: PlayCard) -> HandState:

@@ -185,7 +185,7 @@ class Recorder:
             if self.variant is Variant.TWO_PLAYER:
                 if deck is None or deal is not None:
                     raise RecorderError("a two-player hand starts from a deck (deck=...)")
-                cards = tuple(_card(card) for card in deck)
+                cards = tuple(_cards(deck))
                 if len(cards) != 52:
                     raise RecorderError(f"a deck holds 52 cards, got {len(cards)}")
                 check_deck(cards)
@@ -195,7 +195,7 @@ class Recorder:
             else:
                 if deal is None or deck is not None:
                     raise RecorderError("a four-player hand starts from a deal (deal=...)")
-                seats = tuple(tuple(_card(card) for card in cards) for cards in deal)
+                seats = tuple(tuple(_cards(cards)) for cards in deal)
                 if len(seats) != 4 or any(len(cards) != 13 for cards in seats):
                     raise RecorderError("a deal gives 13 cards to each of 4 seats")
                 holdings = check_deal(seats)
