@@ -43,14 +43,17 @@ from spades_replay.engine.tricks import FIRST_SPADE, beats, trick_winner
 class Play(NamedTuple):
     """What a seat to play sees, as plain values: the ``legal`` cards (a mask, from the
     engine's :func:`~spades_replay.engine.state.legal_plays`), the ``trick`` so far, led by
-    ``leader``, the ``bids`` and each seat's tricks ``won``. A self-play loop that keeps a hand
-    as ints asks the bots with one of these rather than a state per card."""
+    ``leader`` and won so far by ``winning`` (the engine's
+    :func:`~spades_replay.engine.tricks.trick_winner`; the leader while no card is down), the
+    ``bids`` and each seat's tricks ``won``. A self-play loop that keeps a hand as ints asks
+    the bots with one of these rather than a state per card."""
 
     variant: Variant
     seat: Seat
     legal: int
     trick: Sequence[Card]
     leader: Seat
+    winning: Seat
     bids: Sequence[Bid | None]
     won: Sequence[int]
 
@@ -63,6 +66,9 @@ class Play(NamedTuple):
             legal_plays(state),
             state.trick,
             state.trick_leader,
+            trick_winner(state.trick, state.trick_leader, state.variant.seat_count)
+            if state.trick
+            else state.trick_leader,
             state.bids,
             state.tricks_won,
         )
@@ -300,7 +306,8 @@ class HeuristicBot:
         bids, won = play.bids, play.won
         contract = 0
         taken = 0
-        for seat in play.variant.side_seats(play.variant.side_of(play.seat)):
+        variant = play.variant
+        for seat in variant.sides_seats[play.seat % 2]:
             bid = bids[seat]
             if bid is not None and bid > 0:
                 contract += bid
@@ -316,7 +323,7 @@ class HeuristicBot:
         if not trick:
             return self._lead(play, nil)
         count = play.variant.seat_count
-        best_seat = trick_winner(trick, play.leader, count)
+        best_seat = play.winning
         best = trick[(best_seat - play.leader) % count]
         beating = _BEATERS[best]
         winners = legal & beating

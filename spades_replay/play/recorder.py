@@ -77,7 +77,7 @@ _NUMBERS = frozenset(range(52))
 
 def _cards(values: Iterable[CardLike]) -> list[Card]:
     cards = list(values)
-    if all(type(card) is int for card in cards) and _NUMBERS.issuperset(cards):
+    if _NUMBERS.issuperset(cards) and {int}.issuperset(map(type, cards)):
         return cards  # type: ignore[return-value]
     return [_card(card) for card in cards]
 

@@ -30,10 +30,10 @@ from spades_replay.engine.setup import turn_seat
 from spades_replay.engine.state import HandState, Phase
 from spades_replay.engine.tricks import (
     FIRST_SPADE,
+    beats,
     legal_plays,
     opening_card,
     spades_open,
-    trick_winner,
 )
 from spades_replay.play.bots import (
     Bot,
@@ -229,7 +229,8 @@ def _quick_hand(
 
 def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> list[Card]:
     """The 13 tricks of a hand from the start of its play, each card the bot's choice among
-    those the engine's :func:`~spades_replay.engine.tricks.legal_plays` allows."""
+    those the engine's :func:`~spades_replay.engine.tricks.legal_plays` allows, each trick
+    won as the engine's :func:`~spades_replay.engine.tricks.beats` says."""
     variant, rules, bids = state.variant, state.rules, state.bids
     count = variant.seat_count
     held = list(state.holdings)
@@ -241,7 +242,8 @@ def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> li
     plays: list[Card] = []
     for _ in range(13):
         trick: list[Card] = []
-        seat = leader
+        seat = winning = leader
+        best = -1
         for _ in range(count):
             if opening is not None:
                 legal = 1 << opening
@@ -249,13 +251,15 @@ def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> li
             else:
                 led = trick[0] // 13 if trick else None
                 legal = legal_plays(held[seat], led, spades_may_lead)
-            card = choose[seat](Play(variant, seat, legal, trick, leader, bids, won), rng)
+            card = choose[seat](Play(variant, seat, legal, trick, leader, winning, bids, won), rng)
             held[seat] &= ~(1 << card)
             if card >= FIRST_SPADE:
                 spades_may_lead = True
+            if best < 0 or beats(card, best):
+                best, winning = card, seat
             trick.append(card)
             seat = (seat + 1) % count
-        leader = trick_winner(trick, leader, count)
+        leader = winning
         won[leader] += 1
         plays += trick
     return plays
