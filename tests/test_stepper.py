@@ -1,5 +1,6 @@
-"""``replay --step``: the moves of the keys, the screen, and the real thing through a
-pseudo-terminal (and its refusal without one)."""
+"""``replay --step``: the moves of the keys, the screen (every frame of a hand compared in full
+on a fixture, and checked against the record's cards counted apart), and the real thing
+through a pseudo-terminal (and its refusal without one)."""
 
 from __future__ import annotations
 
@@ -14,16 +15,18 @@ import termios
 import time
 from pathlib import Path
 
+import orjson
 import pytest
 from rich.console import Console
 
 import spades_replay
 from spades_replay.cli.stepper import Stepper, frame
 from spades_replay.engine.actions import Draw, PlayCard
+from spades_replay.engine.cards import parse_card
 from spades_replay.engine.state import drafted_cards
 from spades_replay.text import card_label
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, ROOT
 
 FOUR = FIXTURES / "four-player" / "standard-game.json"
 
@@ -218,3 +221,79 @@ def test_one_card_notation_the_drawn_cards_and_a_footer_in_phrases() -> None:
         first, second = (kept, thrown) if step.action.keep else (thrown, kept)
         assert f"the top card, {card_label(first)}, and" in happened
         assert happened.endswith(f"the next, {card_label(second)}")
+
+
+STEPPED = ROOT / "tests" / "expected" / "step-four-player-hand-1.txt"
+"""Every frame of the first hand of the four-player sample, one after another (key l)."""
+SHOWN_SUIT = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
+RANKS = "23456789TJQKA"
+
+
+def _frames_of_the_first_hand() -> list[str]:
+    stepper = Stepper(_replay())
+    frames = [_screen(stepper)]
+    while stepper.step < stepper.last:
+        stepper.press("l")
+        frames.append(_screen(stepper))
+    return frames
+
+
+def test_every_frame_of_a_hand_in_full() -> None:
+    assert "\n".join(_frames_of_the_first_hand()) == STEPPED.read_text(encoding="utf-8")
+
+
+def _card(shown: str) -> str:
+    return ("T" if shown[:-1] == "10" else shown[:-1]) + SHOWN_SUIT[shown[-1]]
+
+
+def test_every_frame_shown_is_the_record_s_cards_counted_apart() -> None:
+    """Each frame's headline is the record's next card, played by the player the trick rule
+    (highest spade, else highest of the suit led) makes next; each row shows what that seat
+    was dealt, after the Blind Nil exchange, less what it has played; the tricks column counts
+    the tricks won so far, and the last frame holds the record's bids and tricks."""
+    record = orjson.loads(FOUR.read_bytes())
+    names = [player["name"] for player in record["players"]]
+    hand = record["hands"][0]
+    held = [set(cards) for cards in hand["deal"]]
+    for exchange in hand["exchanges"]:
+        seat, partner = exchange["seat"], (exchange["seat"] + 2) % 4
+        held[seat] = held[seat] - set(exchange["out"]) | set(exchange["in"])
+        held[partner] = held[partner] - set(exchange["in"]) | set(exchange["out"])
+    played: list[set[str]] = [set() for _ in names]
+    won = [0] * 4
+    leader = (record["first_dealer"] + 1) % 4
+    trick: list[tuple[int, str]] = []
+    plays = iter(hand["plays"])
+    frames = _frames_of_the_first_hand()
+    for text in frames:
+        lines = text.splitlines()
+        if ": plays " not in lines[1]:
+            continue
+        card = next(plays)
+        seat = (leader + len(trick)) % 4
+        assert lines[1] == f"{names[seat]}: plays {card_label(parse_card(card))}"
+        trick.append((seat, card))
+        played[seat].add(card)
+        if len(trick) == 4:
+            led = trick[0][1][1]
+            best = max(
+                trick,
+                key=lambda play: (play[1][1] == "S", play[1][1] == led, RANKS.index(play[1][0])),
+            )
+            leader = best[0]
+            won[leader] += 1
+            trick = []
+        rows = [line.split() for line in lines[3:7]]
+        for row_seat, row in enumerate(rows):
+            assert row[0] == str(row_seat)
+            assert row[1] == names[row_seat]
+            assert int(row[-1 - len(held[row_seat] - played[row_seat])]) == won[row_seat]
+            shown = {
+                _card(token) for token in row[len(row) - len(held[row_seat] - played[row_seat]) :]
+            }
+            assert shown == held[row_seat] - played[row_seat]
+    assert next(plays, None) is None
+    last = frames[-1].splitlines()
+    assert won == hand["result"]["tricks"]
+    bids = [" ".join(line.split()[2:-1]) for line in last[3:7]]
+    assert bids == ["Blind Nil" if bid == "blind_nil" else str(bid) for bid in hand["bids"]]
