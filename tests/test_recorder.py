@@ -80,6 +80,21 @@ def test_an_illegal_action_raises_and_changes_nothing() -> None:
     with pytest.raises(RulesError) as caught:
         rec.play(seat, led)  # already played
     assert caught.value.problem.code is Code.PLAY_NOT_HELD
+    with pytest.raises(RulesError) as caught:
+        rec.bid(seat, 3)  # the bidding is over
+    assert caught.value.problem.code is Code.ACTION_WRONG_PHASE
+    assert caught.value.problem.message == f"seat {seat} tries to bid during the play"
+    assert rec.state is state
+
+
+def test_a_card_played_during_the_bidding_is_in_the_wrong_phase() -> None:
+    rec = four_player()
+    before = rec.state
+    with pytest.raises(RulesError) as caught:
+        rec.play(1, rec.holding(1)[0])
+    assert caught.value.problem.code is Code.ACTION_WRONG_PHASE
+    assert caught.value.problem.message == "seat 1 tries to play a card during the bidding"
+    assert rec.state is before
 
 
 def test_two_player_blind_nil_and_exchange() -> None:
