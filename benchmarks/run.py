@@ -11,11 +11,14 @@ reported.
 Stages, on a fixed seeded corpus (2,000 games of each variant; 200 with ``--quick``):
 
 - ``parse``: ``orjson.loads`` alone (the baseline);
-- ``load``: parsing with schema validation (``spades_replay.loads``);
-- ``verify``: the fast verifier on already-loaded records
+- ``load``: parsing with the format's models (``spades_replay.loads``), which the accept
+  path no longer takes for a valid record;
+- ``shape``: the shape check on already-parsed records (``spades_replay.record.shape.accepts``);
+- ``verify``: the fast verifier on already-parsed records
   (``spades_replay.replayer.verify.verify``);
 - ``replay``: the engine's replay of already-loaded records (legal replay, scoring, claims);
-- ``validate``: end to end, bytes to verdict (``validate_bytes``: the fast path), on one core;
+- ``validate``: end to end, bytes to verdict (``validate_bytes``: the accept path: orjson, the
+  shape check, the verifier), on one core;
 - ``validate-engine``: end to end through the engine alone (``check_bytes``), on one core;
 - ``stats``: validation plus the rows of the three stats tables (from the verifier's figures),
   on one core;
@@ -61,8 +64,8 @@ from pages import replace_block
 
 from spades_replay.engine.seats import Variant
 from spades_replay.play.simulate import CorpusSpec, simulate_corpus, write_corpus
+from spades_replay.record import shape
 from spades_replay.record.io import loads
-from spades_replay.record.models import AnyRecord
 from spades_replay.replayer import verify as verifier
 from spades_replay.replayer.replay import check
 from spades_replay.replayer.validate import (
@@ -138,13 +141,17 @@ def ratio_rounds(
 @contextlib.contextmanager
 def kernel(chosen: Kernel) -> Iterator[None]:
     """The fast verifier's card work done by ``chosen`` for a while (``verify`` reads
-    :data:`spades_replay.replayer.verify.KERNEL` on every call)."""
-    default = verifier.KERNEL
+    :data:`spades_replay.replayer.verify.KERNEL` on every call), and with the pure-Python
+    kernel, every hand's shape checked in Python (:data:`spades_replay.record.shape.HAND_KERNEL`)
+    as on a machine without a C compiler."""
+    default, hands = verifier.KERNEL, shape.HAND_KERNEL
     verifier.KERNEL = chosen
+    if chosen is PYTHON_KERNEL:
+        shape.HAND_KERNEL = None
     try:
         yield
     finally:
-        verifier.KERNEL = default
+        verifier.KERNEL, shape.HAND_KERNEL = default, hands
 
 
 def stage_figures(lines: Sequence[bytes], rounds: int) -> dict[str, dict[str, float]]:
@@ -159,7 +166,7 @@ def stage_figures(lines: Sequence[bytes], rounds: int) -> dict[str, dict[str, fl
             sink.add(verified, "bench", None)
         return report
 
-    def verify_python(record: AnyRecord) -> object:
+    def verify_python(record: dict[str, Any]) -> object:
         return verify(record, PYTHON_KERNEL)
 
     def validate_python(line: bytes) -> object:
@@ -173,6 +180,7 @@ def stage_figures(lines: Sequence[bytes], rounds: int) -> dict[str, dict[str, fl
     stages: dict[str, Callable[[Any], object]] = {
         "parse": orjson.loads,
         "load": loads,
+        "shape": shape.accepts,
         "verify": verify,
         "verify-python": verify_python,
         "replay": check,
@@ -184,10 +192,12 @@ def stage_figures(lines: Sequence[bytes], rounds: int) -> dict[str, dict[str, fl
     }
     figures = {}
     for name, function in stages.items():
-        if name in ("verify", "verify-python", "replay"):
-            # from records already loaded; held only while this stage runs, so that the
-            # other stages see the small heap a streaming validator has
-            records = {line: loads(line) for line in lines}
+        if name in ("shape", "verify", "verify-python", "replay"):
+            # from records already parsed (loaded by the models, for the engine's replay);
+            # held only while this stage runs, so that the other stages see the small heap a
+            # streaming validator has
+            read = loads if name == "replay" else orjson.loads
+            records = {line: read(line) for line in lines}
             ratio, seconds = ratio_rounds(records.__getitem__, lines, rounds, then=function)
             del records
         else:

@@ -7,11 +7,12 @@
  *                                   order (shape.py gives them once, when it is imported)
  *
  * It answers False for every hand it is not sure of, and shape.py's _hand, which stays the
- * reference, then decides: a key that is no field of a hand or of its claims (an x-
- * extension), and a hand that holds exchanges (a Blind Nil's, rare), are left to it. So the
- * kernel only accepts the plain shape of a hand: its fields, each the right JSON type (never
- * true for 1, nor 1.0), with the right number of items, card names, bids from 0 to 13 or
- * "blind_nil", a draft of 26 letters K or D, and claims within their ranges.
+ * reference, then decides: a key that is no field of a hand, of its exchanges or of its
+ * claims (an x- extension, or an exchange's "in_") is left to it. So the kernel only accepts
+ * the plain shape of a hand: its fields, each the right JSON type (never true for 1, nor
+ * 1.0), with the right number of items, card names, bids from 0 to 13 or "blind_nil", a
+ * draft of 26 letters K or D, exchanges (a seat, and at most 13 cards out and in), and
+ * claims within their ranges.
  * tests/test_shape.py holds the two equal. It keeps no state but the letters. It compiles
  * cleanly under -Wall -Wextra -Werror (tests/test_shape.py).
  */
@@ -27,10 +28,26 @@ static int LETTERS_READ = 0;
 
 #define POINTS 10000000L
 
-enum { DECK, DRAFT, DEAL, BIDS, EXCHANGES, PLAYS, RESULT, TRICKS, POINTS_KEY, SCORES, BAGS, KEYS };
-static const char *const KEY_NAMES[KEYS] = {"deck",      "draft", "deal",   "bids",
-                                            "exchanges", "plays", "result", "tricks",
-                                            "points",    "scores", "bags"};
+enum {
+    DECK,
+    DRAFT,
+    DEAL,
+    BIDS,
+    EXCHANGES,
+    PLAYS,
+    RESULT,
+    TRICKS,
+    POINTS_KEY,
+    SCORES,
+    BAGS,
+    SEAT,
+    OUT,
+    IN,
+    KEYS
+};
+static const char *const KEY_NAMES[KEYS] = {
+    "deck",   "draft",  "deal",   "bids", "exchanges", "plays", "result",
+    "tricks", "points", "scores", "bags", "seat",      "out",   "in"};
 static PyObject *KEY[KEYS]; /* the keys, interned at import */
 
 /* Whether ``name`` is one of the 52 card names. */
@@ -161,6 +178,29 @@ static int claim_ok(PyObject *value, Py_ssize_t seats)
     return found == PyDict_GET_SIZE(value);
 }
 
+/* Whether ``value`` is a list of at most ``seats`` exchanges, each an object of a seat and
+ * the cards out and in (at most 13 each), with no other key. */
+static int exchanges_ok(PyObject *value, Py_ssize_t seats)
+{
+    if (!PyList_CheckExact(value) || PyList_GET_SIZE(value) > seats) {
+        return 0;
+    }
+    for (Py_ssize_t index = 0; index < PyList_GET_SIZE(value); index++) {
+        PyObject *exchange = PyList_GET_ITEM(value, index);
+        if (!PyDict_CheckExact(exchange) || PyDict_GET_SIZE(exchange) != 3) {
+            return 0;
+        }
+        Py_ssize_t found = 0;
+        PyObject *seat = field(exchange, SEAT, &found);
+        if (seat == NULL || !int_ok(seat, 0, seats - 1) ||
+            !cards_ok(field(exchange, OUT, &found), 0, 13) ||
+            !cards_ok(field(exchange, IN, &found), 0, 13)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static PyObject *hand(PyObject *Py_UNUSED(module), PyObject *args)
 {
     PyObject *value;
@@ -192,7 +232,7 @@ static PyObject *hand(PyObject *Py_UNUSED(module), PyObject *args)
     }
     if (ok) {
         PyObject *exchanges = field(value, EXCHANGES, &found);
-        ok = exchanges == NULL || (PyList_CheckExact(exchanges) && PyList_GET_SIZE(exchanges) == 0);
+        ok = exchanges == NULL || exchanges_ok(exchanges, seats);
     }
     if (ok) {
         PyObject *result = field(value, RESULT, &found);

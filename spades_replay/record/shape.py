@@ -17,9 +17,9 @@ too large for 64 bits as a float, which the models refuse as an integer) is left
 
 The check of each hand has a compiled kernel (``_shape_kernel.c``, built where the install
 finds a C compiler, as the verifier's is): it accepts the plain shape of a hand at once and
-leaves anything else (extensions, exchanges, every hand it refuses) to the Python check,
-which stays the reference and decides. ``SPADES_VERIFY_KERNEL=python`` leaves every hand to
-the Python check, as it does the verifier's card work.
+leaves anything else (extensions, an exchange's ``in_``, every hand it refuses) to the
+Python check, which stays the reference and decides. ``SPADES_VERIFY_KERNEL=python`` leaves
+every hand to the Python check, as it does the verifier's card work.
 
 A differential test holds it equal to the models (``tests/test_shape.py``: every fixture,
 both conformance sets, simulated corpora, every mutant, hypothesis inputs; and every input

@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -62,13 +62,22 @@ class Seated(NamedTuple):
 class Verified(NamedTuple):
     """A valid record's figures (:func:`spades_replay.replayer.verify.verify`), game id and
     players: what a :class:`Sink` receives. :attr:`record` gives the record itself (the
-    format's models), and ``check(game.record)`` its full :class:`Replay`, when needed."""
+    format's models), and ``check(game.record)`` its full :class:`Replay`, when needed.
+    ``seats`` are its players as read: parsed objects (the accept path) or the models'."""
 
     figures: GameFigures
     game_id: str | None
-    players: tuple[Player, ...]
+    seats: Sequence[Any]
     data: bytes
     limits: Limits = DEFAULT_LIMITS
+
+    @property
+    def players(self) -> tuple[Player, ...]:
+        """The players, each with its name and stable id."""
+        return tuple(
+            Seated(seat["name"], seat.get("id")) if isinstance(seat, dict) else seat
+            for seat in self.seats
+        )
 
     @property
     def record(self) -> AnyRecord:
@@ -214,11 +223,10 @@ def verify_bytes(
         figures = verify(value)
         if figures is not None:
             game_id = value.get("game_id")
-            players = tuple(Seated(player["name"], player.get("id")) for player in value["players"])
             report = RecordReport(
                 source, line, game_id, value["variant"], len(value["hands"]), figures.complete, ()
             )
-            return report, Verified(figures, game_id, players, data, limits)
+            return report, Verified(figures, game_id, value["players"], data, limits)
     report, replayed = check_bytes(data, source, line, limits)
     if replayed is None:
         return report, None

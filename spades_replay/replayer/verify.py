@@ -242,6 +242,54 @@ def _memos(variant: Variant, rules: Rules) -> tuple[_Memo, _Memo]:
     return memos
 
 
+class _Setup(NamedTuple):
+    """What :func:`verify` reads of a game's variant and rules before its first hand."""
+
+    variant: Variant
+    rules: Rules
+    free: bool
+    opening_name: str | None
+    limit: int
+    broken: bool
+    target: int
+    lose: int
+    memos: tuple[_Memo, _Memo]
+
+
+_SETUPS: dict[tuple[bool, tuple[Any, ...]], _Setup] = {}
+
+
+def _setup(two: bool, options: dict[str, Any] | None) -> _Setup:
+    """The setup of a game of the variant (``two``: two-player) under the parsed ``rules``
+    object ``options``, made once per variant and rule set (a corpus repeats a few)."""
+    values = (
+        _OPTION_DEFAULTS
+        if options is None
+        else tuple(map(options.get, _OPTION_NAMES, _OPTION_DEFAULTS))
+    )
+    found = _SETUPS.get((two, values))
+    if found is not None and len(found.memos[0]) <= _MEMO_SIZE >= len(found.memos[1]):
+        return found
+    rules = _rules(values)
+    variant = Variant.TWO_PLAYER if two else Variant.FOUR_PLAYER
+    opening = opening_card(variant, rules)
+    lose = rules.lose_score
+    if len(_SETUPS) > 64:
+        _SETUPS.clear()
+    found = _SETUPS[(two, values)] = _Setup(
+        variant,
+        rules,
+        rules_are_free(rules),
+        None if opening is None else CARD_NAMES[opening],
+        rules.blind_nil_exchange,
+        spades_open(rules, spades_broken=False),
+        rules.target_score,
+        -(1 << 62) if lose is None else lose,  # lower than any score a record can reach
+        _memos(variant, rules),
+    )
+    return found
+
+
 def _scored(
     memo: _Memo,
     key: tuple[int, ...],
@@ -496,19 +544,10 @@ def verify(record: dict[str, Any], kernel: Kernel | None = None) -> GameFigures 
     :func:`spades_replay.replayer.replay.check` says why. ``None`` also when the record has
     an unfinished hand. ``kernel`` does the card work (default :data:`KERNEL`); every kernel
     gives the same answer."""
-    rules = rules_of_data(record.get("rules"))
     two = record["variant"] == "two-player"
-    variant = Variant.TWO_PLAYER if two else Variant.FOUR_PLAYER
-    free = rules_are_free(rules)
-    opening = opening_card(variant, rules)
-    opening_name = None if opening is None else CARD_NAMES[opening]
+    game = _setup(two, record.get("rules"))
+    variant, rules, free, opening_name, limit, broken, target, lose, (memo0, memo1) = game
     count = 2 if two else 4
-    limit = rules.blind_nil_exchange
-    broken = spades_open(rules, spades_broken=False)
-    target = rules.target_score
-    lose = rules.lose_score
-    if lose is None:
-        lose = -(1 << 62)  # lower than any score a record can reach
     bid_of = _BIDS.__getitem__
     _, holding, draft2, play2, play4 = kernel or KERNEL
     dealer: Seat = record.get("first_dealer", 0)
@@ -517,7 +556,6 @@ def verify(record: dict[str, Any], kernel: Kernel | None = None) -> GameFigures 
     winner: Side | None = None
     reason: str | None = None
     figures = []
-    memo0, memo1 = _memos(variant, rules)
     for hand in record["hands"]:
         if decided:
             return None
