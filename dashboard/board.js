@@ -5,11 +5,13 @@
 // and the one shown agree. Every text from a record is set as text, never as markup.
 
 const REPORT_DELAY_MS = 200;
+// While hands are analysed on the server, the board asks again this long after each answer.
+const POLL_MS = 1000;
 const STORE_KEY = "spades-replay-board";
 
 // What survives the board being drawn again (a rerun of the page): the position of each game
 // and view, and the reader's choices (four-colour deck, rotation).
-const memory = { positions: new Map(), fourColour: false, rotation: new Map() };
+const memory = { positions: new Map(), fourColour: false, rotation: new Map(), best: false };
 try {
   memory.fourColour = window.localStorage.getItem(STORE_KEY + ":four-colour") === "1";
 } catch (error) {
@@ -74,6 +76,30 @@ function previousMark(marks, step) {
   return 0;
 }
 
+// Whether a card's double-dummy mark says it was a mistake: it cost tricks, or lost or let
+// off a Nil ("?", not analysed, is none).
+function isMistake(mark) {
+  return Boolean(mark) && mark.split(" ").some((part) => part !== "?");
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function svg(tag, attributes, children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (value === null || value === undefined) continue;
+    if (name === "text") node.textContent = String(value);
+    else node.setAttribute(name, String(value));
+  }
+  for (const child of children || []) if (child) node.append(child);
+  return node;
+}
+
+// A name fit for a file: letters, digits, dots, dashes and underscores only.
+function fileSafe(text) {
+  return String(text || "").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 80);
+}
+
 class Board {
   constructor(parent) {
     this.parent = parent;
@@ -83,11 +109,31 @@ class Board {
     window.addEventListener("keydown", this.onKey);
     this.timer = null;
     this.report = null;
+    this.ask = null;
+    this.pollTimer = null;
+    this.polls = 0;
+    this.path = window.location.pathname;
     this.token = null;
+  }
+
+  // Ask the server again, a moment from now, while it analyses hands for this board.
+  poll(waiting) {
+    if (this.pollTimer !== null) window.clearTimeout(this.pollTimer);
+    this.pollTimer = null;
+    if (!waiting || waiting.length === 0) return;
+    this.pollTimer = window.setTimeout(() => {
+      this.pollTimer = null;
+      // once the reader went to another page, this board is only left on screen until
+      // that page is drawn: a question from it would be about a page no longer there
+      if (window.location.pathname !== this.path) return;
+      this.polls += 1;
+      if (this.ask) this.ask(this.polls);
+    }, POLL_MS);
   }
 
   destroy() {
     window.removeEventListener("keydown", this.onKey);
+    if (this.pollTimer !== null) window.clearTimeout(this.pollTimer);
     if (this.timer !== null) {
       window.clearTimeout(this.timer);
       this.flush();
@@ -95,8 +141,10 @@ class Board {
     this.root.remove();
   }
 
-  update(data, report) {
+  update(data, report, ask) {
     this.report = report;
+    this.ask = ask;
+    this.poll(data.waiting);
     if (data.token === this.token) {
       if (data.version !== this.data.version) {
         // the same game and view, with more of it analysed: the position stays
@@ -156,7 +204,28 @@ class Board {
       last: [this.hand, last],
       previousHand: [this.hand - 1, 0],
       nextHand: [this.hand + 1, 0],
+      nextMistake: this.mistake(1),
+      previousMistake: this.mistake(-1),
     };
+  }
+
+  // The steps of a hand's mistakes, in order (none before its analysis, or in a seat's view).
+  mistakes(handIndex) {
+    const hand = this.game.hands[handIndex];
+    if (!hand.analysis) return [];
+    const marks = hand.analysis.marks;
+    return hand.log.filter((entry) => entry.kind === "card" && isMistake(marks[String(entry.play)])).map((entry) => entry.step);
+  }
+
+  // The next (direction 1) or previous (-1) mistake, in this hand or the hands after (or
+  // before) it; the position shown when there is none.
+  mistake(direction) {
+    for (let index = this.hand; index >= 0 && index < this.game.hands.length; index += direction) {
+      const steps = this.mistakes(index);
+      const found = direction > 0 ? steps.filter((step) => index !== this.hand || step > this.step) : steps.filter((step) => index !== this.hand || step < this.step).reverse();
+      if (found.length) return [index, found[0]];
+    }
+    return [this.hand, this.step];
   }
 
   move(name) {
@@ -183,7 +252,15 @@ class Board {
       PageUp: "previousHand",
       Home: "first",
       End: "last",
+      m: "nextMistake",
+      M: "previousMistake",
     };
+    if (event.key === "b" || event.key === "B") {
+      if (this.game.viewer !== null) return;
+      event.preventDefault();
+      this.toggleBest();
+      return;
+    }
     const name = keys[event.key];
     if (!name) return;
     event.preventDefault();
@@ -253,15 +330,30 @@ class Board {
     }
     this.stepLabel = el("span", { class: "step-label" });
     stepRow.append(this.stepLabel);
+    const rows = [handRow, stepRow];
+    if (this.game.viewer === null) {
+      // double dummy reads every hand: a seat's view has no mistakes and no best cards
+      this.moveButtons.previousMistake = this.button("◀ Mistake", "Previous mistake (Shift+M)", () => this.move("previousMistake"), "mistake-button");
+      this.moveButtons.nextMistake = this.button("Mistake ▶", "Next mistake (M)", () => this.move("nextMistake"), "mistake-button");
+      this.bestButton = this.button("Best cards", "Show or hide the best cards of the play shown (B)", () => this.toggleBest(), "best-button");
+      rows.push(el("div", { class: "mistakes" }, [this.moveButtons.previousMistake, this.moveButtons.nextMistake, this.bestButton]));
+    }
     const tools = el("div", { class: "tools" }, [
       this.button("⟳ Rotate", "Turn the table: the next seat at the bottom", () => this.rotate(), "rotate"),
       this.fourColourToggle(),
       this.button("Copy link", "Copy the link to this position", () => this.copyLink(), "copy-link"),
+      this.button("PNG", "Download this position as a PNG picture", () => this.download("png"), "download"),
+      this.button("SVG", "Download this position as an SVG picture", () => this.download("svg"), "download"),
     ]);
     this.copied = el("span", { class: "copied", role: "status" });
     tools.append(this.copied);
-    row.append(handRow, stepRow, tools);
+    row.append(...rows, tools);
     return row;
+  }
+
+  toggleBest() {
+    memory.best = !memory.best;
+    this.draw(false);
   }
 
   fourColourToggle() {
@@ -306,6 +398,101 @@ class Board {
     field.select();
   }
 
+  // The position shown as a picture: an SVG document of the table (each seat's name, bid,
+  // tricks won and cards, the trick in the centre, what just happened), as the view may
+  // see it. Text is set as text: the serializer escapes it.
+  positionSvg() {
+    const hand = this.game.hands[this.hand];
+    const state = hand.steps[this.step];
+    const places = this.places();
+    const four = this.game.seats === 4;
+    const width = 760;
+    const height = four ? 560 : 500;
+    const colours = memory.fourColour ? ["#1a7f37", "#1f5fa8", "#c8102e", "#1b1b1b"] : ["#1b1b1b", "#c8102e", "#c8102e", "#1b1b1b"];
+    const font = "font-family: 'DejaVu Sans', 'Source Sans Pro', sans-serif";
+    const root = svg("svg", { xmlns: SVG_NS, width, height, viewBox: `0 0 ${width} ${height}`, style: font });
+    root.append(svg("rect", { x: 0, y: 0, width, height, fill: "#ffffff" }));
+    root.append(svg("rect", { x: 10, y: 40, width: width - 20, height: height - 90, rx: 28, fill: "#1d6b45" }));
+    const title = `Hand ${hand.number} · step ${this.step} of ${this.last()} · ${state.phase}`;
+    root.append(svg("text", { x: 14, y: 26, "font-size": 16, "font-weight": 700, fill: "#262730", text: title }));
+    const spots = four
+      ? { bottom: [width / 2, height - 150], top: [width / 2, 56], left: [30, height / 2 - 60], right: [width - 200, height / 2 - 60] }
+      : { bottom: [width / 2, height - 150], top: [width / 2, 56] };
+    for (let seat = 0; seat < this.game.seats; seat += 1) {
+      const place = places[seat];
+      const [left, top] = spots[place];
+      const boxWidth = 170;
+      const x = place === "top" || place === "bottom" ? left - boxWidth / 2 : left;
+      const group = svg("g", { transform: `translate(${x} ${top})` });
+      group.append(svg("rect", { x: 0, y: 0, width: boxWidth, height: 96, rx: 8, fill: "#ffffff", stroke: state.turn === seat ? "#f2b134" : "#cccccc", "stroke-width": state.turn === seat ? 3 : 1 }));
+      group.append(svg("text", { x: 8, y: 17, "font-size": 13, "font-weight": 700, fill: "#262730", text: `${this.game.players[seat]} (seat ${seat})` }));
+      const bid = state.bids[seat];
+      const badges = [bid === null ? "bid —" : state.nil[seat] ? bid : `bid ${bid}`, `won ${state.won[seat]}`];
+      if (seat === hand.dealer) badges.push(four ? "dealer" : "first");
+      if (state.turn === seat) badges.push("to act");
+      group.append(svg("text", { x: 8, y: 33, "font-size": 11, fill: "#555555", text: badges.join(" · ") }));
+      const holding = state.hands[seat];
+      if (Array.isArray(holding)) {
+        this.cards.order.forEach((suit, row) => {
+          const ranks = holding.filter((card) => this.cards.suit(card) === suit).sort((a, b) => b - a);
+          const line = `${this.cards.suits[suit]} ${ranks.length ? ranks.map((card) => this.cards.ranks[card % 13]).join(" ") : "—"}`;
+          group.append(svg("text", { x: 8, y: 49 + row * 13, "font-size": 12, "font-weight": 600, fill: colours[suit], text: line }));
+        });
+      } else {
+        group.append(svg("text", { x: 8, y: 56, "font-size": 12, fill: "#5a6f8f", text: `${holding} card${holding === 1 ? "" : "s"}, hidden` }));
+      }
+      root.append(group);
+    }
+    const trick = state.trick;
+    if (trick) {
+      const centre = [width / 2, four ? height / 2 - 20 : height / 2 - 20];
+      const offsets = { bottom: [0, 46], top: [0, -46], left: [-70, 0], right: [70, 0] };
+      trick.plays.forEach(([seat, card]) => {
+        const [dx, dy] = offsets[places[seat]];
+        const won = seat === trick.winner;
+        const group = svg("g", { transform: `translate(${centre[0] + dx - 24} ${centre[1] + dy - 18})` });
+        group.append(svg("rect", { x: 0, y: 0, width: 48, height: 34, rx: 5, fill: "#ffffff", stroke: won ? "#f2b134" : "#999999", "stroke-width": won ? 3 : 1, "stroke-dasharray": won && !trick.complete ? "4 3" : null }));
+        group.append(svg("text", { x: 24, y: 23, "text-anchor": "middle", "font-size": 16, "font-weight": 700, fill: colours[this.cards.suit(card)], text: this.cards.label(card) }));
+        root.append(group);
+      });
+      const words = `Trick ${trick.number}${trick.complete ? `, won by ${this.game.players[trick.winner]}` : ""}`;
+      root.append(svg("text", { x: centre[0], y: centre[1] + 96, "text-anchor": "middle", "font-size": 12, fill: "#ffffff", text: words }));
+    }
+    const said = state.text.map((part) => (typeof part === "string" ? part : this.cards.label(part.c))).join("");
+    root.append(svg("text", { x: 14, y: height - 18, "font-size": 13, fill: "#262730", text: said }));
+    return new XMLSerializer().serializeToString(root);
+  }
+
+  // Download the position shown as an SVG or PNG file (the PNG is the SVG drawn on a canvas
+  // at twice its size).
+  download(kind) {
+    const text = this.positionSvg();
+    const game = new URL(window.location.href).searchParams.get("game");
+    const name = `${fileSafe(game || "game")}-hand${this.game.hands[this.hand].number}-step${this.step}.${kind}`;
+    const save = (blob) => {
+      const link = el("a", { href: URL.createObjectURL(blob), download: name, class: "download-link" });
+      this.root.append(link);
+      link.click();
+      link.remove();
+      window.setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+    };
+    if (kind === "svg") {
+      save(new Blob([text], { type: "image/svg+xml" }));
+      return;
+    }
+    const image = new Image();
+    image.onload = () => {
+      const canvas = document.createElement("canvas");
+      canvas.width = image.width * 2;
+      canvas.height = image.height * 2;
+      const context = canvas.getContext("2d");
+      context.scale(2, 2);
+      context.drawImage(image, 0, 0);
+      canvas.toBlob((blob) => save(blob), "image/png");
+    };
+    image.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(text)}`;
+  }
+
   // Where each seat sits: the bottom seat, then clockwise (the order of play).
   places() {
     const bottom = memory.rotation.get(this.token);
@@ -336,9 +523,11 @@ class Board {
       const target = Math.min(Math.max(toHand, 0), this.game.hands.length - 1);
       button.disabled = target === this.hand && (name.endsWith("Hand") || toStep === this.step || toStep < 0 || toStep > this.last());
     }
+    if (this.bestButton) this.bestButton.setAttribute("aria-pressed", memory.best ? "true" : "false");
     this.drawSide(hand, state, marks);
     this.root.dataset.hand = String(hand.number);
     this.root.dataset.step = String(this.step);
+    this.root.dataset.analysed = String(this.game.hands.filter((each) => each.analysis).length);
     if (moved) this.remember();
   }
 
@@ -406,6 +595,8 @@ class Board {
     side.replaceChildren();
     side.append(el("p", { class: "what" }, this.sentence(state.text)));
     side.append(this.contracts(hand, state));
+    if (this.game.viewer === null && memory.best) side.append(this.bestPanel(hand));
+    if (hand.analysis) side.append(this.parStrip(hand, state));
     side.append(this.logList(hand, marks));
     side.append(this.scoreBox(hand, state));
     const current = side.querySelector(".log .current");
@@ -434,6 +625,96 @@ class Board {
 
   jump(step) {
     return () => this.go(this.hand, step);
+  }
+
+  // The card played at the step shown: its entry in the log, or null.
+  cardShown(hand) {
+    return hand.log.find((entry) => entry.step === this.step && entry.kind === "card") || null;
+  }
+
+  // The best alternatives of the play shown: the cards that kept its side's best, what that
+  // best was, and what the card played cost.
+  bestPanel(hand) {
+    const box = el("div", { class: "best", role: "region", "aria-label": "best cards of this play" });
+    const entry = this.cardShown(hand);
+    if (!hand.analysis) {
+      box.append(el("p", { text: "Best cards: this hand's double-dummy analysis has not arrived yet." }));
+      return box;
+    }
+    if (!entry) {
+      box.append(el("p", { text: "Best cards: go to a card played to see the best ones of its play." }));
+      return box;
+    }
+    const play = hand.analysis.plays[entry.play];
+    const who = this.game.players[entry.seat];
+    if (!play || play.cost === null) {
+      box.append(el("p", { text: `Best cards: ${who}'s play was not analysed (the time cap struck first).` }));
+      return box;
+    }
+    const side = this.game.sideOf[entry.seat];
+    const best = play.after[side] + play.cost;
+    const cards = [...play.best].sort((a, b) => b - a).flatMap((card) => [this.cards.node(card), " "]);
+    const whose = this.game.seats === 2 ? "she" : "her side";
+    const verdict = play.cost ? [" cost ", el("strong", { text: String(play.cost) }), ` trick(s): ${whose} could make ${best}, and ${play.after[side]} after it.`] : [` is one of them: ${whose} could make ${best}.`];
+    box.append(el("p", {}, [el("strong", { text: "Best cards: " }), ...cards, "· ", who, "'s ", this.cards.node(entry.card), ...verdict]));
+    return box;
+  }
+
+  // The tricks each side can still make, double dummy, from the start of play and after
+  // each card: a small chart along the hand. A click on it goes to that card; mistakes are
+  // dotted, the position shown is the upright line. Without spoilers it stops at the card
+  // shown.
+  parStrip(hand, state) {
+    const analysis = hand.analysis;
+    const cards = hand.log.filter((entry) => entry.kind === "card");
+    const shown = this.spoilerFree ? cards.filter((entry) => entry.step <= this.step).length : analysis.plays.length;
+    const points = [analysis.par, ...analysis.plays.slice(0, shown).map((play) => play.after)];
+    const steps = [cards.length ? cards[0].step - 1 : 0, ...cards.slice(0, shown).map((entry) => entry.step)];
+    const width = 320;
+    const height = 64;
+    const pad = 4;
+    const count = analysis.plays.length || 1;
+    const x = (index) => pad + (index * (width - 2 * pad)) / count;
+    const y = (tricks) => height - pad - (tricks * (height - 2 * pad)) / 13;
+    const chart = svg("svg", { class: "par-chart", viewBox: `0 0 ${width} ${height}`, preserveAspectRatio: "none", role: "img", "aria-label": "tricks each side can still make, card by card" });
+    for (const tricks of [0, 6.5, 13]) chart.append(svg("line", { class: "par-grid", x1: 0, x2: width, y1: y(tricks), y2: y(tricks) }));
+    for (const side of [0, 1]) {
+      let path = "";
+      points.forEach((point, index) => {
+        if (!point) return;
+        path += `${path && points[index - 1] ? "L" : "M"}${x(index).toFixed(1)},${y(point[side]).toFixed(1)}`;
+      });
+      if (path) chart.append(svg("path", { class: `par-line side${side}`, d: path }));
+    }
+    const marks = analysis.marks;
+    const played = state.played;
+    if (played <= shown) chart.append(svg("line", { class: "par-cursor", x1: x(played), x2: x(played), y1: 0, y2: height }));
+    cards.slice(0, shown).forEach((entry, index) => {
+      const point = analysis.plays[index].after;
+      if (point && isMistake(marks[String(entry.play)])) {
+        const side = this.game.sideOf[entry.seat];
+        chart.append(svg("circle", { class: "par-mistake", cx: x(index + 1), cy: y(point[side]), r: 2.6 }));
+      }
+    });
+    const half = (width - 2 * pad) / count / 2;
+    steps.forEach((step, index) => {
+      const point = points[index];
+      const label = index === 0 ? "start of play" : `after ${this.cards.label(cards[index - 1].card)} (${this.game.players[cards[index - 1].seat]})`;
+      const said = point ? `${this.game.sides[0]} ${point[0]}, ${this.game.sides[1]} ${point[1]}` : "not analysed";
+      const spot = svg("rect", { class: "par-spot", x: Math.max(x(index) - half, 0), y: 0, width: 2 * half, height, "data-step": step, "data-index": index }, [svg("title", { text: `${label}: ${said}` })]);
+      spot.addEventListener("click", () => this.go(this.hand, step));
+      chart.append(spot);
+    });
+    const now = points[played] || null;
+    const legend = el("div", { class: "par-legend" }, [
+      el("span", { class: "par-key side0", text: `${this.game.sides[0]}${now ? ` ${now[0]}` : ""}` }),
+      el("span", { class: "par-key side1", text: `${this.game.sides[1]}${now ? ` ${now[1]}` : ""}` }),
+    ]);
+    return el("div", { class: "par-strip", title: "Double dummy: the tricks each side can still make (its final count) after each card; click to go there" }, [
+      el("div", { class: "log-head", text: "Par, card by card" }),
+      chart,
+      legend,
+    ]);
   }
 
   entryNode(entry, marks) {
@@ -526,7 +807,11 @@ export default function (component) {
     board = new Board(parentElement);
     boards.set(parentElement, board);
   }
-  board.update(data, (position) => setStateValue("position", position));
+  board.update(
+    data,
+    (position) => setStateValue("position", position),
+    (count) => setStateValue("poll", count),
+  );
   return () => {
     board.destroy();
     boards.delete(parentElement);

@@ -6,6 +6,9 @@ the position to start from; every step after that (keys, buttons, the list of pl
 drawn by ``board.js`` without the server. The board tells Python only where it is (the
 state value ``position``: hand number and step), a moment after the last step, so that the
 session and the address (:mod:`.urlstate`) follow; that rerun is the board's fragment only.
+While hands are analysed in the background (:mod:`.double_dummy`), the board asks again a
+second after each run (``POLL_MS`` in board.js; the state value ``poll``), which reruns its
+fragment: the analyses done by then come with it.
 
 The data sent stays the same from one rerun to the next (the start position is the one of
 the first run of a game and view), so the browser is not sent the game again, and the board
@@ -68,6 +71,11 @@ def position() -> tuple[int, int] | None:
     return hand, step
 
 
+def _asked() -> None:
+    """The board asked again for the analyses it waits for: the run of its fragment that
+    follows is the answer (it sends what is done by then)."""
+
+
 def draw(
     game: str,
     token: str,
@@ -77,11 +85,14 @@ def draw(
     *,
     spoiler_free: bool,
     analyses: dict[int, HandAnalysis] | None = None,
+    waiting: list[int] | None = None,
     on_position: Any = None,
 ) -> None:
     """Mount the board on ``replay`` (game key ``game``) seen by ``viewer``, starting at
     ``start`` (hand number, step) when ``token`` is new; ``on_position`` is called when the
-    board tells a new position."""
+    board tells a new position. ``waiting``: the hands analysed in the background, not done
+    yet; the board asks again a moment later (its state value ``poll``) while there are
+    any."""
     found = analyses or {}
     version = tuple(sorted((number, analysis.analysed_from) for number, analysis in found.items()))
     data = _data(game, viewer, version, replay, found)
@@ -98,7 +109,9 @@ def draw(
             "version": ",".join(f"{number}:{key}" for number, key in version),
             "start": starts[token],
             "spoilerFree": spoiler_free,
+            "waiting": waiting or [],
             "game": data,
         },
         on_position_change=on_position,
+        on_poll_change=_asked,
     )

@@ -18,7 +18,8 @@ places, digests and the options changed.
 The double-dummy analysis (docs/analysis.md) is cached here too: a hand's
 :class:`~spades_replay.analysis.HandAnalysis` and the values of the legal cards at one of its
 plays, keyed on the game's place and digest, the hand, the card and the time cap; a corpus's
-``seat_analysis`` table on the places and digests of its games.
+``seat_analysis`` table on the places and digests of its games. Four-player hands are
+analysed in the background (:func:`background`), never under a page's run.
 """
 
 from __future__ import annotations
@@ -26,8 +27,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +46,6 @@ from spades_replay.analysis import (
     kernel_name,
     new_solver,
     position_before,
-    prepare_kernel,
 )
 from spades_replay.engine.cards import Card
 from spades_replay.engine.rules import RuleValue
@@ -481,16 +484,6 @@ def fast_solver() -> bool:
     return kernel_name() == "compiled"
 
 
-@st.cache_resource(
-    show_spinner="Loading the compiled double-dummy solver (the first run on a machine "
-    "compiles it, which takes up to a minute)…"
-)
-def prepare_solver() -> float:
-    """Load the compiled kernel once per server process, under a spinner that says why it
-    waits; the seconds it took."""
-    return prepare_kernel()
-
-
 @st.cache_data(show_spinner=False, max_entries=512)
 def _hand_analysis(
     origin: str,
@@ -509,6 +502,41 @@ def _hand_analysis(
 def hand_analysis(ref: GameRef, hand: HandReplay, time_cap: float | None) -> HandAnalysis:
     """The double-dummy analysis of one hand of the game at ``ref`` (cached)."""
     return _hand_analysis(ref.origin, ref.name, ref.line, ref.digest, hand.number, time_cap, hand)
+
+
+class Background:
+    """Four-player hands analysed in a thread of the server, one at a time, oldest asked
+    first, so that no page waits for them: :meth:`ask` starts a hand (or says how it
+    stands) and gives its analysis once there is one. What is done is kept for every
+    session, the last :data:`KEPT` hands (the compiled kernel releases the GIL, so the
+    server answers meanwhile)."""
+
+    KEPT = 512
+
+    def __init__(self) -> None:
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="double-dummy")
+        self._lock = threading.Lock()
+        self._work: OrderedDict[tuple[object, ...], Future[HandAnalysis]] = OrderedDict()
+
+    def ask(self, ref: GameRef, hand: HandReplay, time_cap: float | None) -> HandAnalysis | None:
+        """The analysis of ``hand`` of the game at ``ref`` within ``time_cap``: started in
+        the background the first time it is asked for; ``None`` until it is done."""
+        key = (ref.origin, ref.name, ref.line, ref.digest, hand.number, time_cap)
+        with self._lock:
+            work = self._work.get(key)
+            if work is None:
+                work = self._pool.submit(analyze_hand, hand, time_cap=time_cap)
+                self._work[key] = work
+                while len(self._work) > self.KEPT:
+                    self._work.popitem(last=False)
+            self._work.move_to_end(key)
+        return work.result() if work.done() else None
+
+
+@st.cache_resource(show_spinner=False)
+def background() -> Background:
+    """The server's one :class:`Background`."""
+    return Background()
 
 
 @st.cache_data(show_spinner=False, max_entries=2048)

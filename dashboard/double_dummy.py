@@ -1,14 +1,16 @@
 """The Replay page's double-dummy parts: the analysis of the hand shown, and the best
 alternatives to the card just played.
 
-Two-player hands are analysed as soon as they are shown (tens of milliseconds). With the
-compiled kernel (numba) four-player hands are too, within :data:`FOUR_PLAYER_AT_ONCE_CAP`
-(a median hand takes about a second); the first use in a server process loads the compiled
-code under a spinner that says so. Without it they take seconds to a minute, so they wait for
-"Analyse this hand". Either way they run under a spinner, say so when the cap struck (the
-later cards keep their costs) and offer another try with the time cap shown. Every result is
-cached in :mod:`.data`; the session only remembers which hands were asked for, and with which
-cap.
+A two-player hand is analysed as soon as it is shown (tens of milliseconds), before the
+board is drawn, and the game's other hands in the background (:func:`.data.background`).
+With the compiled kernel (numba) four-player hands are analysed at once too, within
+:data:`FOUR_PLAYER_AT_ONCE_CAP` (a median hand takes about a second), in the background:
+the page never waits for them; the board asks again while one is under way, and gets its
+marks once it is done. Without it they take seconds to a minute, so they wait for
+"Analyse this hand", and then run in the background too. Either way the page says when the
+cap struck (the later cards keep their costs) and offers another try with the time cap
+shown. Every result is cached in :mod:`.data`; the session only remembers which hands were
+asked for, and with which cap.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ the safety net for the rare hand that takes far longer than the median second.""
 ALTERNATIVES_TIME_CAP = 30.0
 """Seconds the values of every legal card of one four-player play may take."""
 
+Waiting = tuple[HandReplay, float]
+"""A hand analysed in the background, and its time cap."""
+
 REQUESTED = "double-dummy hands"
 """Session key: the four-player hands the user asked to analyse, with the cap asked for."""
 
@@ -54,21 +59,40 @@ def known(ref: GameRef) -> dict[int, HandAnalysis]:
     return cast(dict[int, HandAnalysis], analyses) if game == ref.key else {}
 
 
-def learn(ref: GameRef, number: int, analysis: HandAnalysis) -> bool:
-    """Keep the analysis of hand ``number`` of the game at ``ref`` for its board; whether it
-    is new (the board then needs drawing again)."""
+def learn(ref: GameRef, number: int, analysis: HandAnalysis) -> None:
+    """Keep the analysis of hand ``number`` of the game at ``ref`` for its board."""
     analyses = known(ref)
-    if analyses.get(number) == analysis:
-        return False
-    st.session_state[KNOWN] = (ref.key, {**analyses, number: analysis})
-    return True
+    if analyses.get(number) != analysis:
+        st.session_state[KNOWN] = (ref.key, {**analyses, number: analysis})
 
 
-def learn_quick(ref: GameRef, replay: Replay, hand: HandReplay) -> None:
-    """Before the board is drawn: analyse a two-player hand (tens of milliseconds), so that
-    the board comes with its marks; four-player hands are analysed after it is drawn."""
-    if replay.variant is Variant.TWO_PLAYER and analysable(hand):
-        learn(ref, hand.number, data.hand_analysis(ref, hand, TWO_PLAYER_TIME_CAP))
+def learn_ready(ref: GameRef, replay: Replay, hand: HandReplay) -> list[Waiting]:
+    """Before the board is drawn: learn the analyses that are there to take, so that the
+    board comes with their marks; the hands still analysed in the background (the board
+    asks again until they are done: :mod:`.board_widget`). A two-player hand shown is
+    analysed now (tens of milliseconds), the game's other hands in the background, so that
+    the marks and mistakes of every hand reach the board; of a four-player game, the hand
+    shown only, once the background is done with it (a capped one too: its later cards keep
+    their costs)."""
+    if replay.variant is Variant.TWO_PLAYER:
+        if analysable(hand):
+            learn(ref, hand.number, data.hand_analysis(ref, hand, TWO_PLAYER_TIME_CAP))
+        wanted = [
+            (other, TWO_PLAYER_TIME_CAP)
+            for other in replay.hands
+            if other is not hand and analysable(other)
+        ]
+    else:
+        cap = _cap(ref, hand)
+        wanted = [] if cap is None or not analysable(hand) else [(hand, cap)]
+    waiting = []
+    for other, cap in wanted:
+        analysis = data.background().ask(ref, other, cap)
+        if analysis is None:
+            waiting.append((other, cap))
+        else:
+            learn(ref, other.number, analysis)
+    return waiting
 
 
 def _requested() -> dict[str, float]:
@@ -116,26 +140,38 @@ def _ask(key: str) -> None:
     _requested()[key] = float(st.session_state["hand_time_cap"])
 
 
+def _cap(ref: GameRef, hand: HandReplay) -> float | None:
+    """The time cap a four-player hand is analysed with: the one asked for, else
+    :data:`FOUR_PLAYER_AT_ONCE_CAP` with the compiled kernel; ``None``: not analysed yet."""
+    cap = _requested().get(f"{ref.key}|{hand.number}")
+    if cap is None and data.fast_solver():
+        return FOUR_PLAYER_AT_ONCE_CAP
+    return cap
+
+
 def _four_player(ref: GameRef, hand: HandReplay) -> HandAnalysis | None:
     """The analysis of a four-player hand if it was asked for, or at once with the compiled
-    kernel (under a spinner the first time); else, and after a capped one, the time cap and
-    the button that asks for it."""
+    kernel, analysed in the background (:func:`.data.background`) while the page goes on;
+    else, and after a capped one, the time cap and the button that asks for it."""
     key = f"{ref.key}|{hand.number}"
-    cap = _requested().get(key)
-    if cap is None and data.fast_solver():
-        cap = FOUR_PLAYER_AT_ONCE_CAP
+    cap = _cap(ref, hand)
     analysis = None
     if cap is not None:
-        data.prepare_solver()
-        with st.spinner(f"Analysing hand {hand.number}, for up to {cap:g} s…", show_time=True):
-            analysis = data.hand_analysis(ref, hand, cap)
+        analysis = data.background().ask(ref, hand, cap)
+        if analysis is None:
+            st.caption(
+                f"Analysing hand {hand.number} double dummy in the background (up to "
+                f"{cap:g} s): its marks and par come onto the board when it is done. Step on "
+                "meanwhile."
+            )
+            return None
         if not analysis.capped:
             return analysis
     with st.container(border=True):
         if analysis is None:
             st.markdown(
                 "**Double-dummy analysis.** A four-player hand takes seconds, now and then "
-                "minutes: it runs when asked, within the time cap."
+                "minutes: it runs when asked, in the background, within the time cap."
             )
         left, right = st.columns([1, 2], vertical_alignment="bottom")
         left.number_input(

@@ -19,7 +19,6 @@ from .widgets import (
     Context,
     Picked,
     current,
-    in_fragment_run,
     keep,
     moved,
     moves,
@@ -120,11 +119,13 @@ def _board(
 ) -> None:
     """The board, from ``start`` (the position of the page's last full run), and what
     follows the position it tells: the session's position, the double-dummy analysis of the
-    hand shown and the chart. A position told reruns this alone."""
+    hand shown and the chart. A position told, or the board asking again for the analyses
+    made in the background, reruns this alone."""
     replay = picked.replay
     number, step = _position(replay)
+    waiting = []
     if viewer is None:
-        double_dummy.learn_quick(picked.ref, replay, replay.hands[number - 1])
+        waiting = double_dummy.learn_ready(picked.ref, replay, replay.hands[number - 1])
     token = f"{picked.ref.key}|{viewer}|{spoiler_free}|{moves()}"
     board_widget.draw(
         picked.ref.key,
@@ -134,6 +135,7 @@ def _board(
         start,
         spoiler_free=spoiler_free,
         analyses=double_dummy.known(picked.ref) if viewer is None else None,
+        waiting=[hand.number for hand, _ in waiting],
         on_position=_heard,
     )
     # written by the page's full runs: as the reader steps, the board writes the address
@@ -142,12 +144,6 @@ def _board(
     hand = replay.hands[number - 1]
     if viewer is None:
         analysis = double_dummy.hand_panel(picked.ref, replay, hand)
-        learnt = analysis is not None and double_dummy.learn(picked.ref, number, analysis)
-        if learnt and in_fragment_run():
-            # the board is drawn again with the marks of the hand just analysed; in a run of
-            # the whole page (which a rerun could delay a page change for) they come with
-            # the next position the board tells
-            st.rerun(scope="fragment")
         double_dummy.alternatives(picked.ref, replay, hand, step, analysis)
     else:
         st.caption(

@@ -9,11 +9,17 @@ machine) before drawing anything. Imports are kept for the life of the process: 
 session finds them done. The pages themselves are left to Streamlit to import: their caches
 must be made with its runtime running.
 
+It also starts loading the compiled double-dummy kernel (:func:`~spades_replay.analysis.
+prepare_kernel`: from numba's disk cache, or compiling it on a machine's first run) in a
+thread as the server starts, so that neither the first two-player board, analysed before it
+is drawn, nor the first four-player hand, analysed in the background, waits for it.
+
 It also says where the app is served, once the server listens: the command line knows the
 port only then (Streamlit moves on to the next free port when the first is taken).
 """
 
 import sys
+import threading
 from collections.abc import Callable
 
 import duckdb  # noqa: F401
@@ -28,7 +34,7 @@ from streamlit.web.server import Server
 import spades_replay.analysis
 import spades_replay.replayer.replay
 import spades_replay.stats.tables
-import spades_replay.store.sql  # noqa: F401
+import spades_replay.store.sql
 
 ANNOUNCE = "--announce"
 """``serve --announce MESSAGE run ...``: print MESSAGE on stderr once the server listens,
@@ -55,5 +61,8 @@ if __name__ == "__main__":
         # Streamlit calls its module's hook by name once the server listens: ours wraps it
         hook = announcing(bootstrap._on_server_start, announcement)
         bootstrap._on_server_start = hook  # type: ignore[assignment]
+    threading.Thread(
+        target=spades_replay.analysis.prepare_kernel, name="double-dummy kernel", daemon=True
+    ).start()
     # the same program name as ``python -m streamlit``, which Streamlit's server reads
     sys.exit(main(prog_name="streamlit"))

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from spades_replay.analysis import HandAnalysis
+from spades_replay.analysis import HandAnalysis, PlayAnalysis
 from spades_replay.engine.actions import DeclareBlindNil, Draw, Exchange, PlaceBid, PlayCard
 from spades_replay.engine.cards import SUIT_SYMBOLS, cards_of
 from spades_replay.engine.seats import Seat, Variant
@@ -206,15 +206,37 @@ def _log(replay: Replay, hand: HandReplay, viewer: Viewer) -> list[Json]:
     return entries
 
 
+TRICKS = 13
+"""Tricks in a hand, in both variants: what the two sides' final counts add up to."""
+
+
+def _play(variant: Variant, play: PlayAnalysis) -> Json:
+    """One card of the analysis, for the par strip and the best alternatives: its seat, its
+    cost (``None``: not analysed), each side's final trick count with perfect play after it
+    (``None`` likewise), and the legal cards that kept its side's best."""
+    after = None
+    if play.value is not None:
+        mine = variant.side_of(play.seat)
+        after = [play.value if side == mine else TRICKS - play.value for side in (0, 1)]
+    return {
+        "seat": play.seat,
+        "cost": play.cost,
+        "after": after,
+        "best": list(play.best_cards),
+    }
+
+
 def _analysis(variant: Variant, analysis: HandAnalysis | None) -> Json | None:
     """The double-dummy marks of a hand's cards (by play index), each side's par and each
-    Nil's verdict (by seat; ``""`` without a Nil)."""
+    Nil's verdict (by seat; ``""`` without a Nil), and every card's figures (by play index:
+    :func:`_play`)."""
     if analysis is None:
         return None
     return {
         "marks": {str(index): mark for index, mark in play_marks(analysis).items()},
         "par": None if analysis.par is None else list(analysis.par),
         "verdicts": [nil_verdict(analysis, seat) for seat in variant.seats],
+        "plays": [_play(variant, play) for play in analysis.plays],
     }
 
 

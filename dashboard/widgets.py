@@ -18,7 +18,6 @@ from typing import Any, cast
 
 import polars as pl
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from spades_replay.replayer.replay import Replay
@@ -66,12 +65,6 @@ def sync(key: str, options: Sequence[Any], default: Any) -> None:
         value = default
         st.session_state[_SHARED + key] = value
     st.session_state[key] = value
-
-
-def in_fragment_run() -> bool:
-    """Whether this run is a fragment's alone (not the whole page's)."""
-    context = get_script_run_ctx()
-    return bool(context is not None and context.fragment_ids_this_run)
 
 
 def keep(key: str) -> None:

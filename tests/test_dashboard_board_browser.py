@@ -10,15 +10,20 @@ error logged to the console (tests/support/browser.py).
 from __future__ import annotations
 
 import re
+import struct
 from functools import cache
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+from xml.etree import ElementTree
 
 import pytest
 
 import spades_replay
+from spades_replay.analysis import KERNEL_VARIABLE, HandAnalysis, analyze_hand
+from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.cards import cards_of
-from spades_replay.replayer.replay import Replay
+from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.text import card_label
 
 from .conftest import FIXTURES
@@ -124,6 +129,142 @@ def test_a_link_opens_its_position_and_a_reload_keeps_it(server: str, browser: B
     assert page.evaluate("navigator.clipboard.readText()") == page.url
 
 
+TWO = "two-player-s11-000000"
+"""A two-player game of the fixtures' corpus (its first line): its hands are analysed before
+the board is drawn, so their marks come with it."""
+
+
+@cache
+def _two() -> tuple[Replay, dict[int, HandAnalysis]]:
+    """That game, and the analysis of its first five hands (by the pure-Python solver, equal
+    to the compiled one: tests/test_solver_kernels.py)."""
+    line = (FIXTURES / "corpus" / "two-player.jsonl").read_bytes().splitlines()[0]
+    replay = spades_replay.replay(spades_replay.loads(line))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(KERNEL_VARIABLE, "python")
+        return replay, {hand.number: analyze_hand(hand) for hand in replay.hands[:5]}
+
+
+def _card_steps(hand: HandReplay) -> list[int]:
+    """The step of each card played in ``hand``, by its place in the hand's plays."""
+    return [step.index for step in hand.timeline if isinstance(step.action, PlayCard)]
+
+
+def _mistakes(replay: Replay, analyses: dict[int, HandAnalysis]) -> list[tuple[int, int]]:
+    """Every mistake of the hands analysed, as (hand number, step), in order: a card that cost
+    tricks, or lost or let off a Nil."""
+    found = []
+    for number, analysis in sorted(analyses.items()):
+        steps = _card_steps(replay.hands[number - 1])
+        for play in analysis.plays:
+            if play.cost or play.nil_swings:
+                found.append((number, steps[play.index]))
+    return found
+
+
+def test_the_par_strip_jumps_and_the_keys_go_from_mistake_to_mistake(
+    server: str, browser: Browser
+) -> None:
+    replay, analyses = _two()
+    hand = replay.hands[2]
+    steps = _card_steps(hand)
+    page = _open(browser, f"{server}?game={TWO}&hand=3&step=0")
+    # the hand shown comes analysed; the game's other hands follow from the background
+    expect(page.locator(".board")).to_have_attribute(
+        "data-analysed", str(len(replay.hands)), timeout=300_000
+    )
+    strip = page.locator(".par-strip")
+    expect(strip).to_be_visible()
+    # a spot for the start of play and one after each card, each going there on a click
+    spots = strip.locator(".par-spot")
+    expect(spots).to_have_count(len(steps) + 1)
+    spots.nth(12).click()
+    _at(page, 3, steps[11])
+    spots.nth(0).click()
+    _at(page, 3, steps[0] - 1)
+    # the strip's legend says each side's tricks after the card shown: par before any card
+    par = analyses[3].par
+    assert par is not None
+    expect(strip.locator(".par-key.side0")).to_have_text(re.compile(f" {par[0]}$"))
+    # M: the next mistake, across hands; Shift+M: the previous one
+    mistakes = _mistakes(replay, analyses)
+    start = mistakes.index(next(m for m in mistakes if m[0] == 3))
+    for position in mistakes[start : start + 5]:
+        page.keyboard.press("m")
+        _at(page, *position)
+    for position in reversed(mistakes[start - 2 : start + 4]):
+        page.keyboard.press("Shift+M")
+        _at(page, *position)
+    page.get_by_role("button", name="Next mistake (M)").click()
+    _at(page, *mistakes[start - 1])
+    # B: the best cards of the play shown, and what the card played cost
+    number, step = mistakes[start - 1]
+    play = analyses[number].plays[_card_steps(replay.hands[number - 1]).index(step)]
+    assert play.cost or play.nil_swings
+    best = page.locator(".best")
+    expect(best).to_have_count(0)
+    page.keyboard.press("b")
+    expected = " ".join(card_label(card) for card in sorted(play.best_cards, reverse=True))
+    expect(best).to_contain_text(f"Best cards: {expected} ·")
+    if play.cost:
+        expect(best).to_contain_text(f"cost {play.cost} trick(s)")
+    page.get_by_role("button", name="Show or hide the best cards of the play shown (B)").click()
+    expect(best).to_have_count(0)
+    browser.screenshot("board-par-strip")
+
+
+def test_a_four_player_hand_is_analysed_in_the_background(server: str, browser: Browser) -> None:
+    pytest.importorskip("numba")
+    page = _open(browser, f"{server}?game={GAME}&hand=5&step=20")
+    _at(page, 5, 20)
+    # the board steps while the hand is analysed, and keeps its place when the marks come
+    page.keyboard.press("ArrowRight")
+    _at(page, 5, 21)
+    strip = page.locator(".par-strip")
+    expect(strip).to_be_visible(timeout=600_000)
+    expect(page.get_by_text("in the background")).to_have_count(0)
+    _at(page, 5, 21)
+    expect(page.get_by_role("button", name="Next mistake (M)")).to_be_visible()
+
+
+def _download(page: Any, name: str) -> bytes:
+    """Click the button ``name`` and return the bytes of the file it downloads."""
+    with page.expect_download() as info:
+        page.get_by_role("button", name=name).click()
+    download = info.value
+    assert re.fullmatch(r"[A-Za-z0-9._-]+-hand\d+-step\d+\.(png|svg)", download.suggested_filename)
+    return Path(download.path()).read_bytes()
+
+
+def test_the_position_downloads_as_svg_and_png(server: str, browser: Browser) -> None:
+    replay = _replay()
+    step = replay.hands[1].trick_marks[3] + 2
+    held = replay.hands[1].timeline[step].state.holdings
+    page = _open(browser, f"{server}?game={GAME}&hand=2&step={step}&seat=0")
+    _at(page, 2, step)
+    picture = _download(page, "Download this position as an SVG picture")
+    root = ElementTree.fromstring(picture)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    text = " ".join(root.itertext())
+    assert f"Hand 2 · step {step}" in text
+    for player in replay.players:
+        assert player.name in text
+    # seat 0's own cards are on it, suit by suit; the other seats' only counted
+    for card in cards_of(held[0]):
+        assert any(
+            line.startswith(card_label(card)[-1]) and card_label(card)[:-1] in line.split()
+            for line in root.itertext()
+        ), card_label(card)
+    assert text.count("cards, hidden") == 3
+    for seat in (1, 2, 3):
+        for card in cards_of(held[seat]):
+            assert card_label(card) not in text
+    png = _download(page, "Download this position as a PNG picture")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])
+    assert (width, height) == (2 * int(root.get("width", "0")), 2 * int(root.get("height", "0")))
+
+
 def _picker(page: Any) -> Any:
     """The game picker's box (its value is the label of the game picked)."""
     return page.get_by_role("combobox", name="Game", exact=True)
@@ -179,6 +320,13 @@ def test_a_seats_view_shows_only_what_she_knew(server: str, browser: Browser) ->
             assert card_label(card) not in text, (seat, card_label(card))
     expect(page.locator(".hidden-hand")).to_have_count(3)
     assert page.locator(".tag.mark").count() == 0
+    # no par strip, no mistakes to go to, no best cards: all read every hand
+    for part in (".par-strip", ".mistake-button", ".best-button"):
+        assert page.locator(part).count() == 0, part
+    page.keyboard.press("b")
+    page.keyboard.press("m")
+    _at(page, 1, step)
+    assert page.locator(".best").count() == 0
     for words in ("par ", "double dummy", "doomed", "makeable", "Tricks lost"):
         assert words not in text.replace("Double dummy reads every hand", ""), words
     # what is to come is not listed either
@@ -217,35 +365,61 @@ def _inside(box: dict[str, float] | None, width: int, height: int) -> bool:
     )
 
 
+COMFORT = 40
+"""Pixels the table keeps free above the bottom of a phone's screen."""
+
+
 @pytest.mark.parametrize(("width", "height"), [(1440, 900), (390, 844)])
+@pytest.mark.parametrize("game", [GAME, TWO])
 def test_the_table_and_the_controls_fit_the_screen(
-    server: str, browser: Browser, width: int, height: int
+    server: str, browser: Browser, width: int, height: int, game: str
 ) -> None:
     page = browser.page
     page.set_viewport_size({"width": width, "height": height})
     try:
-        page = _open(browser, f"{server}?game={GAME}&hand=2&step=30")
+        page = _open(browser, f"{server}?game={game}&hand=2&step=30")
         browser.settled()
-        table, trick = page.locator(".table"), page.locator(".trick")
-        controls = page.locator(".controls")
-        assert _inside(table.bounding_box(), width, height), table.bounding_box()
-        assert _inside(trick.bounding_box(), width, height)
-        if width > 1000:
-            assert _inside(controls.bounding_box(), width, height), controls.bounding_box()
-        else:
-            # a phone: the table first, the controls under it, a scroll away
-            table_box, controls_box = table.bounding_box(), controls.bounding_box()
-            assert table_box is not None
-            assert controls_box is not None
-            assert controls_box["y"] >= table_box["y"] + table_box["height"]
+        # mid-play (a trick on the table), then the start of the hand (every card in hand)
+        for moment in ("trick", "start"):
+            if moment == "start":
+                page.keyboard.press("Home")
+                _at(page, 2, 0)
+            boxes = {
+                part: page.locator(part).bounding_box()
+                for part in (".table", ".trick", ".controls", ".controls .hands")
+            }
+            table = boxes[".table"]
+            assert table is not None
+            assert _inside(table, width, height), (moment, boxes)
+            if width > 1000:
+                for part in (".trick", ".controls"):
+                    assert _inside(boxes[part], width, height), (moment, part, boxes)
+            else:
+                # a phone: the table first, with room to spare, then the controls, the
+                # first of them on the screen
+                assert table["y"] + table["height"] <= height - COMFORT, (moment, boxes)
+                controls = boxes[".controls"]
+                assert controls is not None
+                assert controls["y"] >= table["y"] + table["height"]
+                assert _inside(boxes[".controls .hands"], width, height), (moment, boxes)
+            # no suit is broken across lines, nor drawn past its seat (heights and edges
+            # read at once: the board may redraw)
+            suits = page.locator(".seat").evaluate_all(
+                """seats => seats.flatMap(seat => {
+                    const edge = seat.getBoundingClientRect();
+                    return [...seat.querySelectorAll(".holding .suit")].map(suit => {
+                        const box = suit.getBoundingClientRect();
+                        const inside = box.left >= edge.left - 1 && box.right <= edge.right + 1;
+                        return [box.height, inside];
+                    });
+                })"""
+            )
+            assert suits
+            assert max(tall for tall, _ in suits) < 32, (moment, suits)
+            assert all(inside for _, inside in suits), (moment, suits)
+            browser.screenshot(f"board-{game}-{width}x{height}-{moment}")
+        if width < 1000:
             page.get_by_role("button", name="Next action (→)").click()
-            _at(page, 2, 31)
-        # no suit is broken across lines (heights read at once: the board may redraw)
-        heights = page.locator(".holding .suit").evaluate_all(
-            "suits => suits.map(suit => suit.getBoundingClientRect().height)"
-        )
-        assert heights
-        assert max(heights) < 32, heights
-        browser.screenshot(f"board-{width}x{height}")
+            _at(page, 2, 1)
     finally:
         page.set_viewport_size({"width": 1400, "height": 1000})

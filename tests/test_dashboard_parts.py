@@ -214,6 +214,26 @@ def test_the_analysis_goes_to_the_full_view_only() -> None:
     assert game["hands"][0]["analysis"] is None
 
 
+def test_each_card_carries_what_the_par_strip_and_the_best_cards_show() -> None:
+    replay = _replay("two-player/mercy")
+    analysis = _mercy_analysis()
+    plays = timeline.hand_data(replay, replay.hands[0], None, analysis)["analysis"]["plays"]
+    assert len(plays) == len(analysis.plays)
+    for shown, play in zip(plays, analysis.plays, strict=True):
+        assert shown["seat"] == play.seat
+        assert shown["cost"] == play.cost
+        assert shown["best"] == list(play.best_cards)
+        # each side's final trick count after the card: the mover's side makes its value
+        assert shown["after"][play.seat] == play.value
+        assert sum(shown["after"]) == timeline.TRICKS
+    # the last card leaves what was made
+    assert plays[-1]["after"] == list(analysis.made)
+    # a card the time cap left unanalysed has neither
+    capped = dataclasses.replace(analysis, plays=(_play(best=None, value=None),))
+    (unanalysed,) = timeline.hand_data(replay, replay.hands[0], None, capped)["analysis"]["plays"]
+    assert (unanalysed["cost"], unanalysed["after"]) == (None, None)
+
+
 def test_the_score_table_is_the_hands_score_sheet() -> None:
     replay = _replay("two-player/standard-game")
     hand = next(hand for hand in replay.hands if hand.scores and hand.scores[1].bag_penalties)

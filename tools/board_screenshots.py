@@ -8,6 +8,8 @@ Debian's chromium (Playwright; never ``playwright install``), and saves the boar
 component only, not the page around it) as PNG files under OUT_DIR (docs/images unless
 given): ``board.png`` (1440x900, the full view, trick 4 under way), ``board-seat.png`` (one
 seat's view), ``board-draft.png`` (a two-player draft) and ``board-phone.png`` (390x844).
+The full views wait for the hand's analysis, so that the marks and the par strip show, with
+the best cards of the play shown.
 """
 
 from __future__ import annotations
@@ -26,12 +28,14 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = (
-    ("board.png", 1440, 900, "game=four-player-s12-000003&hand=2&step=19"),
-    ("board-seat.png", 1440, 900, "game=four-player-s12-000003&hand=2&step=19&seat=0"),
-    ("board-draft.png", 1440, 900, "game=two-player-s11-000002&hand=1&step=9"),
-    ("board-phone.png", 390, 844, "game=four-player-s12-000003&hand=2&step=19"),
+    ("board.png", 1440, 900, "game=four-player-s12-000003&hand=2&step=19", True),
+    ("board-seat.png", 1440, 900, "game=four-player-s12-000003&hand=2&step=19&seat=0", False),
+    ("board-draft.png", 1440, 900, "game=two-player-s11-000002&hand=1&step=9", False),
+    ("board-phone.png", 390, 844, "game=four-player-s12-000003&hand=2&step=19", True),
 )
-"""Each screenshot: its file, the window's width and height, and the address's query."""
+"""Each screenshot: its file, the window's width and height, the address's query, and
+whether to wait for the hand's double-dummy analysis (made in the server's background) and
+show the best cards of the play."""
 
 
 def _free_port() -> int:
@@ -85,7 +89,7 @@ def main(out: Path) -> None:
                     args=["--no-sandbox", "--disable-gpu", "--no-first-run"],
                 )
                 page = context.new_page()
-                for name, width, height, query in SHOTS:
+                for name, width, height, query, analysed in SHOTS:
                     page.set_viewport_size({"width": width, "height": height})
                     page.goto(f"http://127.0.0.1:{port}/?{query}")
                     board = page.locator(".board")
@@ -97,6 +101,10 @@ def main(out: Path) -> None:
                         if time.monotonic() > deadline:
                             raise SystemExit("the page did not finish drawing")
                         time.sleep(0.2)
+                    if analysed:
+                        board.locator(".par-strip").wait_for(timeout=600_000)
+                        if board.locator(".best").count() == 0:
+                            page.keyboard.press("b")
                     time.sleep(0.5)
                     board.screenshot(path=str(out / name))
                     print(out / name)

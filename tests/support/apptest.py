@@ -4,6 +4,7 @@ exception of the script), and read what it shows."""
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -94,3 +95,19 @@ def tell(at: AppTest, hand: int, step: int) -> AppTest:
     position = {"position": {"hand": hand, "step": step}}
     states.widgets.append(WidgetState(id=board.proto.id, json_value=json.dumps(position)))
     return run_app(lambda: at._run(states))
+
+
+def tell_until_analysed(at: AppTest, hand: int, step: int, timeout: float = 600) -> dict[str, Any]:
+    """Tell the board's position (:func:`tell`) every half second until the board is sent
+    the analysis of hand ``hand``, made in the server's background (the first analysis of a
+    process loads the compiled kernel, which takes long on a loaded machine); that
+    analysis's data."""
+    deadline = time.monotonic() + timeout
+    while True:
+        tell(at, hand, step)
+        found = next(h for h in board_data(at)["game"]["hands"] if h["number"] == hand)
+        if found["analysis"] is not None:
+            analysis: dict[str, Any] = found["analysis"]
+            return analysis
+        assert time.monotonic() < deadline, f"hand {hand} not analysed within {timeout} s"
+        time.sleep(0.5)
