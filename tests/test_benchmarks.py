@@ -113,6 +113,56 @@ def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -
     assert module.query_figures(tmp_path / "store")["query_alone_s"] > 0
 
 
+def test_the_board_benchmark_report_renders() -> None:
+    spec = importlib.util.spec_from_file_location("bench_board", ROOT / "benchmarks" / "board.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_board"] = module
+    spec.loader.exec_module(module)
+    assert module.percentile([float(value) for value in range(1, 101)], 0.95) == 95.0
+    assert module.percentile([3.0], 0.95) == 3.0
+    results = {
+        "when": "now",
+        "machine": "test",
+        "games": 100_000,
+        "load_before": 2.0,
+        "load_after": 3.0,
+        "steps": 154,
+        "p50_ms": 12.0,
+        "p95_ms": 30.0,
+        "max_ms": 80.0,
+        "two-player_p95_ms": 25.0,
+        "four-player_p95_ms": 31.0,
+        "trips": 70,
+        "trip_median_ms": 450.0,
+        "ratio": 15.0,
+        "cold_s": 4.0,
+        "warm_s": 1.2,
+        "cold_link_s": 3.0,
+        "warm_link_s": 1.7,
+    }
+    text = module.markdown(results)
+    assert "| a step, key press to board drawn, p95 (154 steps) | 30.0 ms" in text
+    assert "<= 50 ms | yes |" in text
+    assert "450 ms: 15 x the step's p95" in text
+    assert "| first board, warm (a new session; median of 3) | 1.20 s | <= 1.5 s | yes |" in text
+    assert "3.00 s / 1.70 s | <= 1.5 s warm | no |" in text
+    # each key of the run is one the board's docs list
+    assert set(module.KEYS) <= {
+        "ArrowRight",
+        "ArrowLeft",
+        "ArrowDown",
+        "ArrowUp",
+        "m",
+        "Shift+M",
+        "End",
+        "Home",
+        "PageDown",
+        "PageUp",
+    }
+
+
 def test_the_cluster_report_renders() -> None:
     import scale
 

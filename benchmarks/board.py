@@ -1,0 +1,268 @@
+"""The replay board benchmark: ``./dev bench board [--quick | --games N] [--write-docs]``.
+
+The dashboard on a store of 100,000 games (``--quick``: 10,000; ``--games``: N), the store of
+``benchmarks/whatif.py`` (a simulated corpus's lines repeated with distinct game ids, built
+once and kept in ``benchmarks/out/``), driven in Debian's chromium by Playwright:
+
+- **the first board**: from opening the address to the board drawn (its step shown), cold (a
+  new server, its first session) and warm (a new browser context on the same server: a new
+  session), on the app's address (the store's first game) and on a link to a position of a
+  four-player game (target for warm: <= 1.5 s);
+- **a step**: real key presses (→, ←, ↓, ↑, M, Page Down, Page Up, End, Home), each timed in
+  the page from the key event's time stamp to the frame after the board is redrawn (a
+  ``requestAnimationFrame``, then a task: the frame is painted), on a two-player game with
+  every hand analysed and on a four-player game with the hand shown analysed (target p95
+  <= 50 ms);
+- **the baseline, in the same run**: the server round trip that follows a step (the board
+  tells Python its position; that run of the board's fragment), from the report sent to
+  the run finished in the page, on the two-player game (every hand analysed, so nothing
+  else runs): what every step would wait for if it asked the server.
+
+Results are printed and written to ``benchmarks/out/board.json``; with ``--write-docs`` they
+also go in docs/performance.md between its ``board-bench`` markers. Without chromium it stops,
+saying so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pages import replace_block
+from store import CHROMIUM, _serve
+from whatif import BASE_GAMES, OUT, store
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs" / "performance.md"
+STEP_TARGET_MS = 50.0
+WARM_TARGET_S = 1.5
+REPORT_DELAY_MS = 200
+"""The board's wait after the last step before it tells Python (board.js)."""
+
+TWO_PLAYER = "whatif-0000000"
+FOUR_PLAYER = f"whatif-{BASE_GAMES:07d}"
+"""The store's first game (two-player) and its first four-player game (the base corpus holds
+:data:`whatif.BASE_GAMES` games of each variant, two-player first)."""
+LINK = f"?game={FOUR_PLAYER}&hand=3&step=20"
+"""The link to a position of the first board's second measure."""
+
+KEYS = (
+    ["ArrowRight"] * 30
+    + ["ArrowDown"] * 8
+    + ["ArrowLeft"] * 10
+    + ["ArrowUp"] * 5
+    + ["m"] * 4
+    + ["Shift+M"] * 2
+    + ["End", "Home"]
+    + ["PageDown"] * 4
+    + ["ArrowRight"] * 10
+    + ["PageUp"] * 2
+)
+"""The keys pressed on each game, in order."""
+
+TIMER = """() => {
+  window.__board = { steps: [], trips: [], reported: null };
+  window.addEventListener("keydown", (event) => {
+    const start = event.timeStamp;
+    const key = event.key;
+    requestAnimationFrame(() => setTimeout(() => {
+      window.__board.steps.push([key, performance.now() - start]);
+    }, 0));
+  }, true);
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => {
+    const state = app.getAttribute("data-test-script-state");
+    if (state === "notRunning" && window.__board.reported !== null) {
+      window.__board.trips.push(performance.now() - window.__board.reported);
+      window.__board.reported = null;
+    }
+  }).observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+}"""
+"""Installed in the page before the keys: times each key event to the painted frame after
+it, and each server round trip from the board's report to the run finished."""
+
+
+def _drawn(page: Any) -> None:
+    page.locator(".board[data-step]").wait_for(state="attached", timeout=300_000)
+    page.locator(".board .table").wait_for(state="visible", timeout=300_000)
+
+
+def _settled(page: Any) -> None:
+    app = page.get_by_test_id("stApp")
+    deadline = time.monotonic() + 300
+    while app.get_attribute("data-test-script-state") != "notRunning":
+        if time.monotonic() > deadline:
+            raise SystemExit("the page did not settle")
+        time.sleep(0.05)
+
+
+def first_board(browser: Any, url: str) -> float:
+    """Seconds from opening ``url`` in a new browser context (a new session) to the board
+    drawn."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(url, wait_until="commit")
+    _drawn(page)
+    seconds = time.perf_counter() - start
+    context.close()
+    return seconds
+
+
+def steps(browser: Any, url: str, every_hand: bool) -> tuple[list[float], list[float]]:
+    """Press :data:`KEYS` on the board at ``url`` (once every hand is analysed, when
+    ``every_hand``), each after the round trip of the one before: the step latencies (ms)
+    and the round trips (ms)."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    page.goto(url)
+    _drawn(page)
+    board = page.locator(".board")
+    if every_hand:
+        hands = page.locator(".hand-label").inner_text().split()[-1]
+        deadline = time.monotonic() + 600
+        while board.get_attribute("data-analysed") != hands:
+            if time.monotonic() > deadline:
+                raise SystemExit("the game's hands were not analysed in time")
+            time.sleep(0.2)
+    _settled(page)
+    page.evaluate(TIMER)
+    page.locator(".table").click()
+    for key in KEYS:
+        before = board.get_attribute("data-step"), board.get_attribute("data-hand")
+        trips = page.evaluate("() => window.__board.trips.length")
+        page.keyboard.press(key)
+        after = board.get_attribute("data-step"), board.get_attribute("data-hand")
+        if after != before:
+            # the board tells Python REPORT_DELAY_MS after the step: time the run from then
+            page.evaluate(
+                f"() => {{ window.__board.reported = performance.now() + {REPORT_DELAY_MS}; }}"
+            )
+            page.wait_for_function(f"() => window.__board.trips.length > {trips}", timeout=60_000)
+        time.sleep(0.05)
+    timed = page.evaluate("() => window.__board")
+    context.close()
+    return [ms for _, ms in timed["steps"]], list(timed["trips"])
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def measure(games: int) -> dict[str, Any]:
+    """Every figure of the run."""
+    if not shutil.which(CHROMIUM):
+        raise SystemExit(f"no chromium at {CHROMIUM}: apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright
+
+    directory = store(games)
+    result: dict[str, Any] = {
+        "when": time.strftime("%Y-%m-%d %H:%M", time.gmtime()),
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_version()}",
+        "games": games,
+        "load_before": os.getloadavg()[0],
+    }
+    with tempfile.TemporaryDirectory() as scratch, sync_playwright() as driver:
+        browser = driver.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"]
+        )
+        process, url = _serve(directory, Path(scratch))
+        try:
+            print("first board, cold and warm ...", file=sys.stderr)
+            result["cold_s"] = first_board(browser, url)
+            result["warm_s"] = statistics.median(first_board(browser, url) for _ in range(3))
+            result["cold_link_s"] = first_board(browser, url + LINK)
+            result["warm_link_s"] = statistics.median(
+                first_board(browser, url + LINK) for _ in range(3)
+            )
+            latencies: list[float] = []
+            trips: list[float] = []
+            for name, game, every_hand in (
+                ("two-player", TWO_PLAYER, True),
+                ("four-player", FOUR_PLAYER, False),
+            ):
+                print(f"steps on the {name} game ...", file=sys.stderr)
+                address = f"{url}?game={game}&hand=1&step=0"
+                found, round_trips = steps(browser, address, every_hand)
+                result[f"{name}_p95_ms"] = percentile(found, 0.95)
+                latencies += found
+                if every_hand:
+                    # (a four-player game's page also runs while a hand is analysed: those
+                    # runs are no round trip of a step)
+                    trips += round_trips
+            result["steps"] = len(latencies)
+            result["p50_ms"] = percentile(latencies, 0.5)
+            result["p95_ms"] = percentile(latencies, 0.95)
+            result["max_ms"] = max(latencies)
+            result["trips"] = len(trips)
+            result["trip_median_ms"] = statistics.median(trips)
+            result["ratio"] = result["trip_median_ms"] / result["p95_ms"]
+        finally:
+            process.terminate()
+            process.wait(timeout=20)
+            browser.close()
+    result["load_after"] = os.getloadavg()[0]
+    return result
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The figures as the docs show them."""
+
+    def met(ok: bool) -> str:
+        return "yes" if ok else "no"
+
+    return "\n".join(
+        [
+            f"Run on {result['when']} ({result['machine']}), a store of {result['games']:,} "
+            f"games. The machine's load average was {result['load_before']:.1f} before the run "
+            f"and {result['load_after']:.1f} after it (other work sharing its two cores slows "
+            "every figure).",
+            "",
+            "| figure | measured | target | met |",
+            "| --- | --- | --- | --- |",
+            f"| a step, key press to board drawn, p95 ({result['steps']} steps) | "
+            f"{result['p95_ms']:.1f} ms (p50 {result['p50_ms']:.1f}, max "
+            f"{result['max_ms']:.1f}; two-player {result['two-player_p95_ms']:.1f}, "
+            f"four-player {result['four-player_p95_ms']:.1f}) | <= {STEP_TARGET_MS:g} ms | "
+            f"{met(result['p95_ms'] <= STEP_TARGET_MS)} |",
+            f"| the server round trip after a step, median ({result['trips']}), the baseline | "
+            f"{result['trip_median_ms']:.0f} ms: {result['ratio']:.0f} x the step's p95 | | |",
+            f"| first board, cold (a new server) | {result['cold_s']:.2f} s | | |",
+            f"| first board, warm (a new session; median of 3) | {result['warm_s']:.2f} s | "
+            f"<= {WARM_TARGET_S:g} s | {met(result['warm_s'] <= WARM_TARGET_S)} |",
+            f"| a link to a four-player position, cold / warm | {result['cold_link_s']:.2f} s / "
+            f"{result['warm_link_s']:.2f} s | <= {WARM_TARGET_S:g} s warm | "
+            f"{met(result['warm_link_s'] <= WARM_TARGET_S)} |",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    size = parser.add_mutually_exclusive_group()
+    size.add_argument("--quick", action="store_true", help="10,000 games")
+    size.add_argument("--games", type=int, metavar="N", help="N games")
+    parser.add_argument("--write-docs", action="store_true", help="update docs/performance.md")
+    arguments = parser.parse_args()
+    games = arguments.games or (10_000 if arguments.quick else 100_000)
+    result = measure(games)
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "board.json").write_text(json.dumps(result, indent=2) + "\n")
+    text = markdown(result)
+    print(text)
+    if arguments.write_docs:
+        replace_block(DOCS, "board-bench", text)
+
+
+if __name__ == "__main__":
+    main()
