@@ -25,11 +25,19 @@ SOURCES = [
 ]
 
 
+WHOLE = FIXTURES / "four-player" / "mercy.json"
+"""A short game kept whole, with its game claim, for the winner and final scores to change."""
+
+
 def _shortened(path: Path) -> dict[str, Any]:
-    """A fixture cut to its first three hands (small inputs fuzz faster), without the game
-    claim, which would no longer hold."""
+    """A fixture cut to its first three hands, or to its first hand with a Blind Nil exchange
+    when that comes later (small inputs fuzz faster), without the game claim, which would no
+    longer hold; :data:`WHOLE` is kept as it is."""
     data: dict[str, Any] = orjson.loads(path.read_bytes())
-    data["hands"] = data["hands"][:3]
+    if path == WHOLE:
+        return data
+    exchanges = [i for i, hand in enumerate(data["hands"]) if hand.get("exchanges")]
+    data["hands"] = data["hands"][: max(3, exchanges[0] + 1 if exchanges else 0)]
     data.pop("result", None)
     return data
 
@@ -220,6 +228,8 @@ RULE_KINDS = (
     "action-bid",
     "exchange",
     "exchange-entry",
+    "both-blind",
+    "cut",
     "play",
     "draft-turn",
     "claim",
@@ -261,7 +271,7 @@ def _rule_mutation(draw: st.DrawFn, data: dict[str, Any], kind: str) -> None:
     if not hands:
         return
     hand = draw(st.sampled_from(hands))
-    if kind == "action-bid" and hand.get("bids"):
+    if kind == "action-bid" and isinstance(hand.get("bids"), list) and hand["bids"]:
         bids = hand["bids"]
         bids[draw(st.integers(0, len(bids) - 1))] = draw(
             st.one_of(st.integers(0, 13), st.just("blind_nil"))
@@ -279,7 +289,21 @@ def _rule_mutation(draw: st.DrawFn, data: dict[str, Any], kind: str) -> None:
                 chosen.reverse()
             else:
                 chosen.append(copy.deepcopy(chosen[0]))
-    elif kind == "play" and hand.get("plays"):
+    elif kind == "both-blind" and isinstance(hand.get("exchanges"), list) and hand["exchanges"]:
+        bids = hand.get("bids")
+        if isinstance(bids, list):
+            hand["bids"] = ["blind_nil"] * len(bids)
+            entries = [entry for entry in hand["exchanges"] if isinstance(entry, dict)]
+            taken = {entry.get("seat") for entry in entries}
+            entries += [
+                {"seat": s, "out": [], "in": []} for s in range(len(bids)) if s not in taken
+            ]
+            hand["exchanges"] = draw(st.permutations(entries))
+    elif kind == "cut" and isinstance(hand.get("plays"), list) and hand["plays"]:
+        hand["plays"] = hand["plays"][: draw(st.integers(0, len(hand["plays"]) - 1))]
+        if draw(st.booleans()):
+            hand.pop("result", None)
+    elif kind == "play" and isinstance(hand.get("plays"), list) and hand["plays"]:
         plays = hand["plays"]
         i = draw(st.integers(0, len(plays) - 1))
         if draw(st.booleans()):
@@ -295,8 +319,13 @@ def _rule_mutation(draw: st.DrawFn, data: dict[str, Any], kind: str) -> None:
         claims = hand["result"]
         name = draw(st.sampled_from(sorted(claims)))
         values = claims[name]
-        if isinstance(values, list) and values:
-            i = draw(st.integers(0, len(values) - 1))
+        counts = [
+            i
+            for i, value in enumerate(values if isinstance(values, list) else [])
+            if isinstance(value, int) and not isinstance(value, bool)
+        ]
+        if counts:
+            i = draw(st.sampled_from(counts))
             values[i] = values[i] + draw(st.sampled_from([-10, -1, 1, 10]))
     elif kind == "option" and isinstance(data.get("rules"), dict):
         name = draw(st.sampled_from(sorted(OPTIONS)))
