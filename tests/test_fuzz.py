@@ -30,7 +30,7 @@ from spades_replay.replayer.replay import figures_of
 from spades_replay.replayer.validate import check_bytes, validate_bytes, verify_bytes
 from spades_replay.replayer.verify import verify
 
-from .conftest import other_verifier_kernels
+from .conftest import ROOT, other_verifier_kernels
 from .support.mutate import RAW, SOURCES, mutated
 from .support.shape import assert_shape_agrees
 
@@ -154,3 +154,37 @@ def test_the_command_line_never_crashes(
     summary = orjson.loads(out.splitlines()[-1])["summary"]
     assert summary["valid"] >= 1  # the good record after the bad line is still reported
     assert target.read_bytes().endswith(RAW[0].replace(b"\n", b"") + b"\n")
+
+
+CODES = ROOT / "docs" / "reliability.md"
+"""Where the long run's codes are listed, between the ``codes`` markers."""
+
+
+def _rows(text: str, heading: str) -> dict[str, list[str]]:
+    """The rows of the table under ``heading`` (a line of its own), by their first cell's code."""
+    table = text.split(f"\n{heading}\n", 1)[1].strip().split("\n\n", 1)[0]
+    rows = {}
+    for line in table.splitlines()[2:]:
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0].strip("`")] = cells[1:]
+    return rows
+
+
+def test_every_code_is_reached_by_the_fuzzer_or_said_how_it_is_reached() -> None:
+    """docs/reliability.md lists every code of docs/errors.md once: with the count of the
+    last long run's inputs that reached it, or among the codes no record's bytes can give,
+    with the way it is reached instead and a test that reaches it that way."""
+    text = CODES.read_text(encoding="utf-8").split("<!-- codes:start -->")[1]
+    text = text.split("<!-- codes:end -->")[0]
+    reached = _rows(text, "Reached:")
+    elsewhere = _rows(text, "Not from a record's bytes:")
+    assert not set(reached) & set(elsewhere)
+    assert set(reached) | set(elsewhere) == {code.value for code in Code} | {"valid"}
+    for code, (count, _share) in reached.items():
+        assert int(count.replace(",", "")) > 0, code
+    for code, (how, test) in elsewhere.items():
+        assert how, code
+        path = ROOT / test.strip("`")
+        constant = code.replace(".", "_").replace("-", "_").upper()
+        source = path.read_text(encoding="utf-8")
+        assert code in source or f"Code.{constant}" in source, f"{test} never reaches {code}"
