@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from spades_replay.engine.actions import IllegalActionError
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, Bid, bid_name
 from spades_replay.engine.seats import Seat, Variant
@@ -195,6 +194,9 @@ def check_bid(
         legal = legal_bids_of(
             variant, rules, seat, bids, scores, blind=variant is Variant.FOUR_PLAYER
         )
+    # the actions' module only here, where a rule is broken: the fast path never is
+    from spades_replay.engine.actions import IllegalActionError
+
     raise IllegalActionError(
         code,
         message,

@@ -102,11 +102,14 @@ def mask_of(cards: Iterable[Card]) -> int:
     return mask
 
 
+_BYTE_BITS = tuple(tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
+"""The bits each value of a byte holds."""
 _BYTE_CARDS = tuple(
-    tuple(tuple(8 * place + bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
-    for place in range(7)
+    tuple(tuple(map((8 * place).__add__, bits)) for bits in _BYTE_BITS) for place in range(7)
 )
-"""For each of the 7 bytes of a card mask (low byte first), the cards each value of it holds."""
+"""For each of the 7 bytes of a card mask (low byte first), the cards each value of it holds
+(made from :data:`_BYTE_BITS` by adding, which costs a command's start far less than testing
+every bit of every byte seven times)."""
 
 
 def cards_of(mask: int) -> tuple[Card, ...]:

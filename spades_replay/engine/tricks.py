@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from spades_replay.engine.actions import IllegalActionError
 from spades_replay.engine.cards import (
     CARD_NAMES,
     NON_SPADES_MASK,
@@ -86,6 +85,9 @@ def check_first_lead(
     ``first_lead: two_of_clubs`` asks for it (``seat`` is the leader, who holds it)."""
     if card == CLUB_TWO or not two_of_clubs_leads(variant, rules):
         return
+    # the actions' module only here, where a rule is broken: the fast path never is
+    from spades_replay.engine.actions import IllegalActionError
+
     raise IllegalActionError(
         Code.PLAY_FIRST_LEAD,
         f"led {CARD_NAMES[card]}, but she holds 2C and must lead it to the first trick "
@@ -166,6 +168,9 @@ def check_play(
     else:
         message = f"led {name} but spades are not broken and she holds other suits"
         rule = RULE_BREAK
+    # the actions' module only here, where a rule is broken: the fast path never is
+    from spades_replay.engine.actions import IllegalActionError
+
     raise IllegalActionError(
         code,
         message,
