@@ -211,6 +211,13 @@ def test_the_par_strip_jumps_and_the_keys_go_from_mistake_to_mistake(
     page.get_by_role("button", name="Show or hide the best cards of the play shown (B)").click()
     expect(best).to_have_count(0)
     browser.screenshot("board-par-strip")
+    # without spoilers the strip stops at the card shown
+    browser.settled()
+    page.get_by_text("Spoiler-free").click()
+    browser.settled()
+    _at(page, number, step)
+    played = _card_steps(replay.hands[number - 1]).index(step) + 1
+    expect(page.locator(".par-strip .par-spot")).to_have_count(played + 1)
 
 
 def test_a_four_player_hand_is_analysed_in_the_background(server: str, browser: Browser) -> None:

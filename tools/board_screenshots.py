@@ -5,11 +5,11 @@
 Serves the dashboard on the sample records of fixtures/ (``spades-replay dashboard``, on a
 free port, with a temporary HOME), opens positions of a four-player and a two-player game in
 Debian's chromium (Playwright; never ``playwright install``), and saves the board (the
-component only, not the page around it) as PNG files under OUT_DIR (docs/images unless
-given): ``board.png`` (1440x900, the full view, trick 4 under way), ``board-seat.png`` (one
-seat's view), ``board-draft.png`` (a two-player draft) and ``board-phone.png`` (390x844).
-The full views wait for the hand's analysis, so that the marks and the par strip show, with
-the best cards of the play shown.
+component only, not the page around it; on the phone, the screen) as PNG files under
+OUT_DIR (docs/images unless given): ``board.png`` (1440x900, the full view, trick 4 under
+way), ``board-seat.png`` (one seat's view), ``board-draft.png`` (a two-player draft) and
+``board-phone.png`` (390x844). The full views wait for the hand's analysis, so that the
+marks and the par strip show, with the best cards of the play shown.
 """
 
 from __future__ import annotations
@@ -106,7 +106,10 @@ def main(out: Path) -> None:
                         if board.locator(".best").count() == 0:
                             page.keyboard.press("b")
                     time.sleep(0.5)
-                    board.screenshot(path=str(out / name))
+                    # a phone's shot is its screen, as the reader sees it first: the table
+                    # whole, the controls under it
+                    shot = page if width < 600 else board
+                    shot.screenshot(path=str(out / name))
                     print(out / name)
                 context.close()
         finally:
