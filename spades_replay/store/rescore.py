@@ -80,12 +80,15 @@ class Prepared:
     last row in the blocks (null for a game without a complete hand). ``played`` is each
     game as played, as :class:`StoreRescore` ``games`` reports it; ``played_rows`` every
     side-hand as played (:data:`_SCORE_COLUMNS`); ``seats`` every game's players;
-    ``nils`` every Nil and Blind Nil bid.
+    ``nils`` every Nil and Blind Nil bid. ``scored`` holds the blocks' side-hands as played,
+    row for row (their :data:`_SCORE_COLUMNS`): what the blocks score to when no option that
+    scores a hand changes.
     """
 
     games: pl.DataFrame
     blocks: tuple[pl.DataFrame, pl.DataFrame]
     last: pl.Series
+    scored: tuple[pl.DataFrame, pl.DataFrame]
     played: pl.DataFrame
     played_rows: pl.DataFrame
     seats: pl.DataFrame
@@ -112,13 +115,14 @@ def _game_totals(block: pl.DataFrame, at: pl.Series, columns: dict[str, str]) ->
     """For each game, the totals of ``block``'s columns within the game up to row ``at``
     (null: 0), named by ``columns``: the running total at ``at`` less the running total
     before the game's first row (a gather per game, not per row)."""
-    starts = block["start"].gather(at)
-    found = {}
-    for name, column in columns.items():
-        values = block[column]
-        running = values.cum_sum()
-        found[name] = (running.gather(at) - (running - values).gather(starts)).fill_null(0)
-    return pl.DataFrame(found)
+    names = list(dict.fromkeys(columns.values()))
+    running = block.lazy().select(pl.col(names).cum_sum()).collect()
+    before = block["start"].gather(at) - 1  # the row before the game's first: -1 for none
+    ends = running.select(pl.all().gather(at))
+    starts = running.select(pl.when(before >= 0).then(pl.all().gather(before.clip(0))).otherwise(0))
+    return (ends - starts).select(
+        pl.col(column).fill_null(0).alias(name) for name, column in columns.items()
+    )
 
 
 def _played(
@@ -191,6 +195,7 @@ def prepare(tables: Tables) -> Prepared:
         games,
         blocks,
         last,
+        played_blocks,
         _played(games, played_blocks, last),
         played_sides.sort(_SIDE_KEYS),
         seats,
@@ -228,25 +233,44 @@ def _rules_changed(games: pl.DataFrame, options: Mapping[str, RuleValue]) -> dic
     return changed
 
 
+def _param_row(label: str, rules: Rules) -> tuple[Any, ...]:
+    """The parameters of :data:`_PARAMS_SCHEMA` of one rule set."""
+    return (
+        label,
+        rules.target_score,
+        rules.lose_score,
+        rules.bag_limit,
+        rules.bag_penalty,
+        rules.nil_bonus,
+        rules.blind_nil_bonus,
+        rules.failed_nil_tricks_count_as_bags,
+        rules.failed_nil_tricks_help_partner,
+        rules.double_contract_from,
+    )
+
+
 def _params(games: pl.DataFrame, changed: dict[str, Rules]) -> pl.DataFrame:
     """The scoring options of every game (a row per game, in order)."""
-    rows = [
-        (
-            label,
-            rules.target_score,
-            rules.lose_score,
-            rules.bag_limit,
-            rules.bag_penalty,
-            rules.nil_bonus,
-            rules.blind_nil_bonus,
-            rules.failed_nil_tricks_count_as_bags,
-            rules.failed_nil_tricks_help_partner,
-            rules.double_contract_from,
-        )
-        for label, rules in changed.items()
-    ]
+    rows = [_param_row(label, rules) for label, rules in changed.items()]
     by_label = pl.DataFrame(rows, schema=_PARAMS_SCHEMA, orient="row")
     return games.select("rules").join(by_label, on="rules", how="left", maintain_order="left")
+
+
+ENDING = ("target", "lose")
+"""The parameters that say where a game ends, not what a hand scores."""
+
+
+def _hands_score_as_played(changed: dict[str, Rules]) -> bool:
+    """Whether every hand scores under the ``changed`` rules (by label) as it did under its
+    own: no parameter but :data:`ENDING` differs for any rule set. Then the hands' scores
+    are those played, and only where the games end is worked out again."""
+    names = list(_PARAMS_SCHEMA)
+    kept = [index for index, name in enumerate(names) if name not in ENDING]
+    for label, rules in changed.items():
+        own, new = _param_row(label, rules_of_label(label)), _param_row(label, rules)
+        if [own[index] for index in kept] != [new[index] for index in kept]:
+            return False
+    return True
 
 
 def _scored(block: pl.DataFrame, params: pl.DataFrame) -> pl.DataFrame:
@@ -300,13 +324,13 @@ def _scored(block: pl.DataFrame, params: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _ends(first: pl.DataFrame, second: pl.DataFrame) -> pl.DataFrame:
-    """Where each game ends, from both sides scored (rows aligned): for every row, whether
-    the game ended there (``end``) or before (``over``), the ``winner`` and ``reason``."""
+def _ends(first: pl.DataFrame, second: pl.DataFrame, params: pl.DataFrame) -> pl.DataFrame:
+    """Where each game ends, from both sides scored (rows aligned) and the games' ``params``:
+    for every row, whether the game ended there (``end``) or before (``over``), the
+    ``winner`` and ``reason``."""
     one, two = first["score"], second["score"]
-    frame = first.select("game_row", "hand", "start", "target", "lose").with_columns(
-        one=one, two=two
-    )
+    ending = params.select(ENDING).select(pl.all().gather(first["game_row"]))
+    frame = first.select("game_row", "hand", "start").hstack(ending).with_columns(one=one, two=two)
     a, b = pl.col("one"), pl.col("two")
     target, lose = pl.col("target"), pl.col("lose")
     return (
@@ -537,8 +561,11 @@ def rescore_tables(
     if prepared is None:
         prepared = prepare(tables)
     params = _params(games, changed)
-    first, second = (_scored(block, params) for block in prepared.blocks)
-    ends = _ends(first, second)
+    if _hands_score_as_played(changed):
+        first, second = prepared.scored
+    else:
+        first, second = (_scored(block, params) for block in prepared.blocks)
+    ends = _ends(first, second, params)
     at_end = ends.with_row_index("at").filter(pl.col("end"))
     per_game = (
         games.select("game")
