@@ -7,7 +7,9 @@ import polars as pl
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from . import figures, store
+from spades_replay.engine.scoring import POINTS_PARTS
+
+from . import figures, headers, store
 from .widgets import Context, current, game_rows, pick_game
 
 
@@ -16,21 +18,18 @@ def page() -> StreamlitPage:
     return st.Page(render, title="Game charts", icon=":material/show_chart:", url_path="charts")
 
 
-SHEET_COLUMNS = {
-    "hand": "hand",
-    "side": "side",
-    "players": "players",
-    "contract": "contract",
-    "tricks": "tricks",
-    "contract_points": "contract pts",
-    "bag_points": "bags",
-    "nil_points": "Nil pts",
-    "penalty_points": "penalty pts",
-    "points": "hand total",
-    "score": "score",
-    "bags": "bag count",
-}
-"""The score sheet under the charts: side_hands columns and their headings."""
+SHEET_COLUMNS = (
+    "hand",
+    "side",
+    "players",
+    "contract",
+    "tricks",
+    *(part.column for part in POINTS_PARTS),
+    "score",
+    "bags",
+)
+"""The score sheet under the charts: the side_hands columns it shows, headed as every table
+heads them (:mod:`.columns`)."""
 
 
 def side_hands(context: Context, game: int) -> pl.DataFrame:
@@ -53,11 +52,23 @@ def render() -> None:
         st.info("No hand of this game is complete yet: there is nothing to chart.")
         return
     rules = picked.replay.rules
-    st.plotly_chart(
+    left, right = st.columns(2)
+    left.plotly_chart(
         figures.running_scores(rows, rules.target_score, rules.lose_score), key="chart_scores"
     )
-    st.plotly_chart(figures.bags_by_hand(rows, rules.bag_limit), key="chart_bags")
+    left.caption(
+        "Each side's score after every hand, from 0; the game ends when a side reaches the "
+        "target (or falls to the mercy line) and leads."
+    )
+    right.plotly_chart(figures.bags_by_hand(rows, rules.bag_limit), key="chart_bags")
+    right.caption(
+        "Each side's bag count (tricks over its contract) after every hand; a cross marks a "
+        f"bag penalty: {rules.bag_limit} bags cost {rules.bag_penalty} points and start again."
+    )
     st.plotly_chart(figures.points_by_part(rows), key="chart_points")
+    st.caption(
+        "Where each hand's points came from, per side: the contract (made or set), bags, Nil "
+        "bids and bag penalties; the diamond is the hand's total."
+    )
     st.subheader("Score sheet")
-    sheet = rows.sort("hand", "side").select(list(SHEET_COLUMNS)).rename(SHEET_COLUMNS)
-    st.dataframe(sheet, hide_index=True, key="sheet")
+    headers.table(rows.sort("hand", "side").select(SHEET_COLUMNS), "sheet")

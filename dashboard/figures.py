@@ -32,12 +32,31 @@ PARTS = tuple(
 )
 """The parts of a hand's points (docs/stats.md ``side_hands``): label, column, colour."""
 
+LEGEND: dict[str, Any] = {
+    "orientation": "h",
+    "yref": "container",
+    "yanchor": "bottom",
+    "y": 0,
+    "x": 0,
+    "xanchor": "left",
+}
+"""Every legend sits at the foot of its figure, under the axis title: however many rows its
+entries take, it grows away from the title at the top, never into it."""
 _LAYOUT: dict[str, Any] = {
     "template": "plotly_white",
-    "margin": {"l": 50, "r": 20, "t": 50, "b": 40},
-    "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    "title": {"x": 0, "xanchor": "left"},
+    "margin": {"l": 50, "r": 30, "t": 50, "b": 100},
+    "legend": LEGEND,
     "hovermode": "x unified",
 }
+RATE_AXIS: dict[str, Any] = {"tickformat": ".0%", "range": [0, 1]}
+"""The axis of a rate: 0 to 100 %."""
+
+
+def _titled(figure: go.Figure, title: str, **layout: Any) -> None:
+    """Lay out ``figure`` with the house layout, its ``title`` at the top left."""
+    figure.update_layout(_LAYOUT, **layout)
+    figure.update_layout(title={"text": title})
 
 
 def _side(side_hands: pl.DataFrame, side: int) -> pl.DataFrame:
@@ -94,7 +113,7 @@ def running_scores(
             annotation_text=f"hand {marked}",
             annotation_position="top right",
         )
-    figure.update_layout(_LAYOUT, title="Running score", xaxis_title="hand", yaxis_title="score")
+    _titled(figure, "Running score", xaxis_title="hand", yaxis_title="score")
     figure.update_xaxes(dtick=1)
     return figure
 
@@ -126,7 +145,7 @@ def bags_by_hand(side_hands: pl.DataFrame, bag_limit: int) -> go.Figure:
         annotation_text=f"bag limit {bag_limit}",
         annotation_position="top left",
     )
-    figure.update_layout(_LAYOUT, title="Bags", xaxis_title="hand", yaxis_title="bag count")
+    _titled(figure, "Bags", xaxis_title="hand", yaxis_title="bag count")
     figure.update_xaxes(dtick=1)
     return figure
 
@@ -167,7 +186,7 @@ def points_by_part(side_hands: pl.DataFrame) -> go.Figure:
             row=side + 1,
             col=1,
         )
-    figure.update_layout(_LAYOUT, title="Points by hand", barmode="relative", height=560)
+    _titled(figure, "Points by hand", barmode="relative", height=600)
     figure.update_layout(margin={"t": 90})
     figure.update_xaxes(dtick=1)
     figure.update_xaxes(title_text="hand", row=2, col=1)
@@ -197,9 +216,9 @@ def _player_layout(
 ) -> None:
     """Lay out a per-player chart: one row of ``bars`` bars per player, top to bottom in the
     table's order, as tall as the players need (labels can be long: name, variant, rules)."""
-    figure.update_layout(
-        _LAYOUT,
-        title=heading,
+    _titled(
+        figure,
+        heading,
         height=max(320, 120 + 24 * bars * players.height),
         hovermode="closest",
         xaxis=axis,
@@ -221,7 +240,8 @@ def _rate_bar(
             f"{done}/{total}" if total else "-"
             for done, total in zip(players.get_column(made), players.get_column(tried), strict=True)
         ],
-        textposition="outside",
+        textposition="auto",
+        insidetextanchor="end",
         cliponaxis=False,
         hovertemplate="%{y}<br>%{x:.0%} (%{text})<extra>" + name + "</extra>",
     )
@@ -229,7 +249,7 @@ def _rate_bar(
 
 def nil_success(players: pl.DataFrame) -> go.Figure:
     """Nil and Blind Nil success rate per player (player metrics), each bar labelled with
-    made/attempts; a player with no attempt has an empty bar marked "-"."""
+    made/attempts; a player with no attempt has an empty bar marked "-". 0 to 100 %."""
     figure = go.Figure(
         [
             _rate_bar(players, "nil_rate", "nil_made", "nil_attempts", "Nil", "#54a24b"),
@@ -245,7 +265,7 @@ def nil_success(players: pl.DataFrame) -> go.Figure:
     )
     figure.update_layout(barmode="group")
     _player_layout(
-        figure, players, "Nil and Blind Nil success", bars=2, tickformat=".0%", range=[0, 1.2]
+        figure, players, "Nil and Blind Nil success", bars=2, title="bids made", **RATE_AXIS
     )
     return figure
 
@@ -273,26 +293,34 @@ def bid_accuracy(players: pl.DataFrame) -> go.Figure:
                 hovertemplate="%{y}<br>%{x:.0%} (%{text} bids)<extra>" + name + "</extra>",
             )
         )
-    figure.update_layout(barmode="stack")
-    _player_layout(figure, players, "Bid accuracy", tickformat=".0%")
+    figure.update_layout(barmode="stack", legend_traceorder="normal")
+    _player_layout(figure, players, "Bid accuracy", title="share of her number bids", **RATE_AXIS)
     return figure
 
 
 def bags_per_hand(players: pl.DataFrame) -> go.Figure:
     """The bags her side took per hand, on average, for each player."""
+    values = players.get_column("bags_per_hand").to_list()
+    top = max((value for value in values if value is not None), default=0.0)
     figure = go.Figure(
         go.Bar(
             y=player_labels(players),
-            x=players.get_column("bags_per_hand").to_list(),
+            x=values,
             orientation="h",
             name="bags per hand",
             marker_color="#f2b134",
-            text=[f"{value:.2f}" for value in players.get_column("bags_per_hand")],
+            text=[f"{value:.2f}" for value in values],
             textposition="outside",
             cliponaxis=False,
         )
     )
-    _player_layout(figure, players, "Bags per hand", title="bags")
+    _player_layout(
+        figure,
+        players,
+        "Bags per hand",
+        title="bags her side took, per hand",
+        range=[0, max(top, 0.5) * 1.2],  # room for the labels beside the longest bar
+    )
     return figure
 
 
@@ -301,7 +329,7 @@ def win_rates(players: pl.DataFrame) -> go.Figure:
     figure = go.Figure(
         _rate_bar(players, "win_rate", "wins", "complete_games", "win rate", "#4c78a8")
     )
-    _player_layout(figure, players, "Win rate", tickformat=".0%", range=[0, 1.2])
+    _player_layout(figure, players, "Win rate", title="finished games won", **RATE_AXIS)
     return figure
 
 
@@ -317,55 +345,76 @@ def _tally(values: pl.Series) -> dict[str, Any]:
     }
 
 
+def _bins(panels: list[tuple[str, pl.Series, str]]) -> dict[str, float]:
+    """One set of bins for every panel: from the least value to the greatest of them all, in
+    about 25 bins of a whole width, so that the panels' bars line up."""
+    values = [series for _, series, _ in panels if series.len()]
+    low = min((int(series.min()) for series in values), default=0)  # type: ignore[arg-type]
+    high = max((int(series.max()) for series in values), default=1)  # type: ignore[arg-type]
+    size = max(1, -(-(high - low) // 25))
+    start = low - low % size
+    return {"start": start - 0.5, "end": high + size - 0.5, "size": size}
+
+
+def _facets(
+    title: str, panels: list[tuple[str, pl.Series, str]], x_title: str, y_title: str
+) -> go.Figure:
+    """Histograms side by side, one panel each (its name, values, colour), on the same bins,
+    x range and y axis, so that the panels compare at a glance and no bar hides another."""
+    figure = make_subplots(
+        rows=1,
+        cols=len(panels),
+        shared_yaxes=True,
+        horizontal_spacing=0.06,
+        subplot_titles=[name for name, _, _ in panels],
+    )
+    bins = _bins(panels)
+    for column, (name, values, colour) in enumerate(panels, start=1):
+        figure.add_trace(
+            go.Histogram(
+                **_tally(values),
+                name=name,
+                marker_color=colour,
+                showlegend=False,
+                xbins=bins,
+                autobinx=False,
+            ),
+            row=1,
+            col=column,
+        )
+        figure.update_xaxes(
+            title_text=x_title, range=[bins["start"], bins["end"]], row=1, col=column
+        )
+    figure.update_yaxes(title_text=y_title, row=1, col=1)
+    _titled(figure, title, hovermode="closest", height=360, margin={"t": 80, "b": 50})
+    return figure
+
+
 def final_scores(games: pl.DataFrame) -> go.Figure:
-    """The distribution of final scores of complete games: winners and losers apart."""
+    """The distribution of final scores of complete games: winners and losers side by side."""
     done = games.filter(pl.col("complete"))
     winner_zero = pl.col("winner") == 0
     winners = done.select(pl.when(winner_zero).then("score_0").otherwise("score_1"))
     losers = done.select(pl.when(winner_zero).then("score_1").otherwise("score_0"))
-    figure = go.Figure(
-        [
-            go.Histogram(
-                **_tally(winners.to_series()), name="winner", marker_color="#4c78a8", opacity=0.75
-            ),
-            go.Histogram(
-                **_tally(losers.to_series()), name="loser", marker_color="#b82e2e", opacity=0.75
-            ),
-        ]
+    return _facets(
+        "Final scores of complete games",
+        [("winner", winners.to_series(), "#4c78a8"), ("loser", losers.to_series(), "#b82e2e")],
+        "final score",
+        "games",
     )
-    figure.update_layout(
-        _LAYOUT,
-        title="Final scores of complete games",
-        barmode="overlay",
-        xaxis_title="final score",
-        yaxis_title="games",
-        hovermode="closest",
-    )
-    return figure
 
 
 def hand_points(side_hands: pl.DataFrame) -> go.Figure:
-    """The distribution of a side's points in one hand, one histogram per variant."""
-    figure = go.Figure(
+    """The distribution of a side's points in one hand, one panel per variant."""
+    return _facets(
+        "Points of a side in one hand",
         [
-            go.Histogram(
-                **_tally(side_hands.filter(pl.col("variant") == variant).get_column("points")),
-                name=variant,
-                marker_color=colour,
-                opacity=0.75,
-            )
+            (variant, side_hands.filter(pl.col("variant") == variant).get_column("points"), colour)
             for variant, colour in (("two-player", "#4c78a8"), ("four-player", "#f2b134"))
-        ]
+        ],
+        "points in the hand",
+        "sides' hands",
     )
-    figure.update_layout(
-        _LAYOUT,
-        title="Points of a side in one hand",
-        barmode="overlay",
-        xaxis_title="points",
-        yaxis_title="side-hands",
-        hovermode="closest",
-    )
-    return figure
 
 
 def tricks_lost(players: pl.DataFrame) -> go.Figure:
@@ -458,15 +507,13 @@ def whatif_scores(game: Rescore) -> go.Figure:
                 annotation_text=text,
                 annotation_position=position,
             )
-    figure.update_layout(
-        _LAYOUT,
-        title="Running score: as played and rescored",
+    _titled(
+        figure,
+        "Running score: as played and rescored",
         xaxis_title="hand",
         yaxis_title="score",
-        # six long entries: under the plot, where they cannot run into the title
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
-        margin={**_LAYOUT["margin"], "b": 110},
-        height=520,
+        margin={**_LAYOUT["margin"], "b": 130},  # six long entries: two rows of legend
+        height=540,
     )
     figure.update_xaxes(dtick=1)
     return figure
@@ -513,18 +560,19 @@ def whatif_win_rates(players: pl.DataFrame) -> go.Figure:
                 name=name,
                 marker_color=colour,
                 text=[f"{won}/{total}" for won, total in zip(wins, games, strict=True)],
-                textposition="outside",
+                textposition="auto",
+                insidetextanchor="end",
                 cliponaxis=False,
                 hovertemplate="%{y}<br>%{x:.0%} (%{text})<extra>" + name + "</extra>",
             )
         )
-    figure.update_layout(
-        _LAYOUT,
-        title="Win rate as played and rescored",
+    _titled(
+        figure,
+        "Win rate as played and rescored",
         barmode="group",
         height=max(320, 120 + 48 * players.height),
         hovermode="closest",
-        xaxis={"tickformat": ".0%", "range": [0, 1.2]},
+        xaxis={"title": "games won", **RATE_AXIS},
         yaxis={"autorange": "reversed", "automargin": True},
     )
     return figure

@@ -14,60 +14,15 @@ from spades_replay.stats.leaderboard import leaderboard
 from spades_replay.stats.ratings import ORDER
 from spades_replay.stats.tables import Tables, short_rules_label
 
-from . import figures, player
+from . import figures, headers, player
 from .markup import plain
 from .stats import shown_tables
 from .widgets import Context, current
 
 TOP = 20
 """How many players the charts show at first; the reader may ask for more."""
-
-PERCENT = "percent"
-COLUMNS = {
-    "rank": st.column_config.NumberColumn("#", help="by rating"),
-    "player": st.column_config.TextColumn("Player"),
-    "player_key": st.column_config.TextColumn("Id", help="the record's player id, else her name"),
-    "games": st.column_config.NumberColumn("Games"),
-    "complete_games": st.column_config.NumberColumn("Finished", help="games with a winner"),
-    "wins": st.column_config.NumberColumn("Wins"),
-    "win_rate": st.column_config.ProgressColumn(
-        "Win rate", format=PERCENT, min_value=0.0, max_value=1.0, help="wins / finished games"
-    ),
-    "win_low": st.column_config.NumberColumn(
-        "Win rate, 95 % low", format=PERCENT, help="Wilson interval: the rate is very likely above"
-    ),
-    "win_high": st.column_config.NumberColumn(
-        "Win rate, 95 % high", format=PERCENT, help="Wilson interval: the rate is very likely below"
-    ),
-    "rating": st.column_config.NumberColumn(
-        "Rating", format="%.2f", help="mu - 3 sigma: a skill she very likely has at least"
-    ),
-    "mu": st.column_config.NumberColumn("Skill (mu)", format="%.2f"),
-    "sigma": st.column_config.NumberColumn("Uncertainty (sigma)", format="%.2f"),
-    "hands": st.column_config.NumberColumn("Hands"),
-    "bids": st.column_config.NumberColumn("Number bids"),
-    "exact_rate": st.column_config.ProgressColumn(
-        "Exact bids", format=PERCENT, min_value=0.0, max_value=1.0, help="made with no bag"
-    ),
-    "set_rate": st.column_config.ProgressColumn(
-        "Set", format=PERCENT, min_value=0.0, max_value=1.0, help="her side missed its contract"
-    ),
-    "bags_per_hand": st.column_config.NumberColumn("Bags per hand", format="%.2f"),
-    "nil_attempts": st.column_config.NumberColumn("Nil bids"),
-    "nil_made": st.column_config.NumberColumn("Nil made"),
-    "nil_rate": st.column_config.ProgressColumn(
-        "Nil success", format=PERCENT, min_value=0.0, max_value=1.0
-    ),
-    "blind_nil_attempts": st.column_config.NumberColumn("Blind Nil bids"),
-    "blind_nil_made": st.column_config.NumberColumn("Blind Nil made"),
-    "blind_nil_rate": st.column_config.ProgressColumn(
-        "Blind Nil success", format=PERCENT, min_value=0.0, max_value=1.0
-    ),
-    "analysed_hands": st.column_config.NumberColumn("Hands analysed"),
-    "tricks_lost_per_hand": st.column_config.NumberColumn(
-        "Tricks lost per hand", format="%.2f", help="double dummy, by her misplays"
-    ),
-}
+MOST = 500
+"""The most players the charts show; the table holds every one."""
 
 
 def page() -> StreamlitPage:
@@ -160,7 +115,7 @@ def render() -> None:
         )
         return
     st.metric("Players", board.height, help=f"over {chosen.height} game(s)")
-    st.dataframe(board, hide_index=True, column_config=COLUMNS, key="leaderboard")
+    headers.table(board, "leaderboard")
     st.caption(
         "**Rating**: mu - 3 sigma, the skill she very likely has at least (0 for a newcomer; "
         "it grows with wins and with games). **Skill (mu)** is the skill believed, "
@@ -180,11 +135,8 @@ def render() -> None:
     if right.button("Open her page", key="lb_open_page", type="primary"):
         player.open_player(chosen)
         st.switch_page(player.page())
-    top = int(
-        st.number_input(
-            "Players in the charts", 1, max(1, board.height), min(TOP, board.height), key="lb_top"
-        )
-    )
+    asked = st.number_input("Players in the charts", 1, MOST, TOP, key="lb_top")
+    top = min(int(asked), board.height)
     shown = board.head(top)
     st.plotly_chart(figures.ratings_chart(shown), key="chart_ratings")
     st.caption(

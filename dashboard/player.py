@@ -14,8 +14,8 @@ from spades_replay.stats import player as record
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import Tables, short_rules_label
 
-from . import replay
-from .markup import plain, plot_text
+from . import headers, replay, urlstate
+from .markup import md, plain, plot_text
 from .selection import player_options
 from .stats import shown_tables
 from .widgets import current, set_value
@@ -23,7 +23,6 @@ from .widgets import current, set_value
 PLAYER = "player"
 """The session key of the player shown (the leaderboard's *Open her page* sets it)."""
 WINDOW = 50
-PERCENT = st.column_config.NumberColumn(format="percent")
 
 
 def page() -> StreamlitPage:
@@ -129,13 +128,22 @@ def render() -> None:
         st.info("No player to show: nothing is loaded, or nothing passes the sidebar's filters.")
         return
     keys = list(options)
+    linked = urlstate.take(PLAYER)
+    if linked is not None:
+        if linked in keys:
+            st.session_state[PLAYER] = linked
+        else:
+            st.warning(
+                f"The link names the player {md(linked, 120)}, who is not among those shown."
+            )
     if st.session_state.get(PLAYER) not in keys:
         st.session_state[PLAYER] = keys[0]
     key = st.selectbox("Player (type to search)", keys, format_func=options.__getitem__, key=PLAYER)
+    urlstate.want(player=key)
     name = options[key]
     metrics = player_metrics(tables).filter(pl.col("player_key") == key)
     st.subheader("By variant and rules")
-    st.dataframe(
+    headers.table(
         metrics.with_columns(pl.col("rules").map_elements(short_rules_label, pl.String)).select(
             "variant",
             "rules",
@@ -152,24 +160,7 @@ def render() -> None:
             "blind_nil_made",
             "blind_nil_rate",
         ),
-        hide_index=True,
-        column_config={
-            "variant": "Variant",
-            "rules": "Rules",
-            "games": "Games",
-            "wins": "Wins",
-            "win_rate": st.column_config.NumberColumn("Win rate", format="percent"),
-            "exact_rate": st.column_config.NumberColumn("Exact bids", format="percent"),
-            "set_rate": st.column_config.NumberColumn("Set", format="percent"),
-            "bags_per_hand": st.column_config.NumberColumn("Bags per hand", format="%.2f"),
-            "nil_attempts": "Nil bids",
-            "nil_made": "Nil made",
-            "nil_rate": st.column_config.NumberColumn("Nil success", format="percent"),
-            "blind_nil_attempts": "Blind Nil bids",
-            "blind_nil_made": "Blind Nil made",
-            "blind_nil_rate": st.column_config.NumberColumn("Blind Nil success", format="percent"),
-        },
-        key="player_metrics",
+        "player_metrics",
     )
     st.subheader("Form")
     window = int(st.number_input("Over her last … games", 5, 1000, WINDOW, key="player_window"))
@@ -183,24 +174,14 @@ def render() -> None:
     st.caption("Her rating (mu - 3 sigma) after each game she finished, in the order played.")
     st.subheader("Partners and opponents")
     left, right = st.columns(2)
-    left.dataframe(
-        record.partners(tables, key).drop("partner_key"),
-        hide_index=True,
-        column_config={"win_rate": PERCENT},
-        key="player_partners",
-    )
+    headers.table(record.partners(tables, key).drop("partner_key"), "player_partners", left)
     left.caption("Four-player: her games with each partner, and her side's wins.")
-    right.dataframe(
-        record.opponents(tables, key).drop("opponent_key"),
-        hide_index=True,
-        column_config={"win_rate": PERCENT},
-        key="player_opponents",
-    )
+    headers.table(record.opponents(tables, key).drop("opponent_key"), "player_opponents", right)
     right.caption("Her games against each opponent, and her wins.")
     st.subheader("Nil and Blind Nil hands")
     nils = record.nil_hands(tables, key)
     made = int(nils.get_column("made").sum())
     st.caption(f"{nils.height} bid(s): {made} made, {nils.height - made} failed.")
-    st.dataframe(nils.drop("game"), hide_index=True, key="player_nils")
+    headers.table(nils.drop("game").rename({"points": "nil_points"}), "player_nils")
     st.subheader("Her games")
     _games(tables, key)

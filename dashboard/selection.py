@@ -8,6 +8,7 @@ show text as it is), with control characters made visible.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import polars as pl
@@ -59,6 +60,59 @@ def apply(tables: Tables, seats: pl.DataFrame, filters: Filters) -> Tables:
         tables.side_hands.filter(pl.col("game").is_in(kept)),
         tables.games.filter(pl.col("game").is_in(kept)),
     )
+
+
+FILTER_NAMES = ("variant", "rules", "player")
+"""The sidebar's filters, in the order they narrow each other."""
+
+
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """What each filter offers, each narrowed by the filters before it: every variant; the
+    rule sets of the variants chosen; the players (key: name shown) of the games of the
+    variants and rule sets chosen."""
+
+    variants: list[str]
+    rules: list[str]
+    players: dict[str, str]
+
+
+def offered(games: pl.DataFrame, players: pl.DataFrame, filters: Filters) -> Offered:
+    """The options of each filter given the others chosen (:class:`Offered`). ``games`` has
+    a row per game (``variant``, ``rules``); ``players`` a row per player and rule set she
+    played (``player_key``, ``player``, ``variant``, ``rules``).
+
+    >>> games = pl.DataFrame({"variant": ["two-player", "four-player"], "rules": ["a", "b"]})
+    >>> players = pl.DataFrame({"player_key": ["Ann", "Bo"], "player": ["Ann", "Bo"],
+    ...     "variant": ["two-player", "four-player"], "rules": ["a", "b"]})
+    >>> offered(games, players, Filters(variants=("two-player",)))
+    Offered(variants=['two-player', 'four-player'], rules=['a'], players={'Ann': 'Ann'})
+    """
+    variants = games.get_column("variant").unique(maintain_order=True).to_list()
+    if filters.variants:
+        games = games.filter(pl.col("variant").is_in(filters.variants))
+        players = players.filter(pl.col("variant").is_in(filters.variants))
+    rules = sorted(games.get_column("rules").unique().to_list())
+    if filters.rules:
+        players = players.filter(pl.col("rules").is_in(filters.rules))
+    return Offered(variants, rules, player_options(players))
+
+
+def excluding(count: Callable[[Filters], int], filters: Filters) -> str | None:
+    """The first filter (in :data:`FILTER_NAMES` order) after which ``count`` finds no game,
+    the others before it applied; ``None`` when some game passes them all, or when there is
+    no game even before any filter."""
+    if count(Filters()) == 0:
+        return None
+    steps = (
+        Filters(filters.variants),
+        Filters(filters.variants, filters.rules),
+        filters,
+    )
+    for name, step in zip(FILTER_NAMES, steps, strict=True):
+        if count(step) == 0:
+            return name
+    return None
 
 
 def player_options(seats: pl.DataFrame) -> dict[str, str]:

@@ -19,39 +19,77 @@ from spades_replay.store.layout import StoreError
 from . import store, validate
 from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, not_records, scan
 from .markup import md
-from .selection import Filters, apply, game_numbers, player_options
+from .selection import Filters, apply, game_numbers, offered
 from .widgets import CONTEXT, Context, admit, opened_uploads
 
 UPLOAD_TYPES = ["json", "jsonl", "ndjson", "gz"]
 """What the upload widgets take: records, corpora, and either gzip-compressed."""
 
 
-def _known(key: str, options: list[str]) -> None:
-    """Drop from a multiselect's value whatever is no longer an option."""
-    if key in st.session_state:
-        st.session_state[key] = [value for value in st.session_state[key] if value in options]
+def _known(key: str, options: list[str]) -> list[str]:
+    """Drop from a multiselect's value whatever is no longer an option; what was dropped."""
+    if key not in st.session_state:
+        return []
+    value = st.session_state[key]
+    st.session_state[key] = [item for item in value if item in options]
+    return [item for item in value if item not in options]
 
 
-def _filters(
-    sidebar: DeltaGenerator, variants: list[str], rules: list[str], players: dict[str, str]
-) -> Filters:
-    """The filter widgets; what they select."""
+PLAYER_COLUMNS = ("player_key", "player", "variant", "rules")
+"""What the player filter is offered from: a row per player and rule set she played."""
+
+
+def seat_players(seats: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
+    """The :data:`PLAYER_COLUMNS` of every seat (``game``, ``player_key``, ``player``) of
+    ``games`` (``game``, ``variant``, ``rules``)."""
+    return (
+        seats.join(games.select("game", "variant", "rules"), on="game")
+        .select(PLAYER_COLUMNS)
+        .unique(maintain_order=True)
+    )
+
+
+def _filters(sidebar: DeltaGenerator, games: pl.DataFrame, players: pl.DataFrame) -> Filters:
+    """The filter widgets, each offering only what the filters above it leave (a variant's
+    rule sets, the players of those games); what they select. A choice the filters above
+    now exclude is let go, and the sidebar says so."""
     sidebar.header("Filters")
-    _known("f_variant", variants)
-    _known("f_rules", rules)
-    _known("f_player", list(players))
-    chosen_variants = sidebar.multiselect("Variant", variants, key="f_variant", placeholder="all")
-    chosen_rules = sidebar.multiselect(
-        "Rules", rules, key="f_rules", placeholder="all", format_func=rules_caption
+    every = offered(games, players, Filters())
+    _known("f_variant", every.variants)
+    variants = tuple(
+        sidebar.multiselect("Variant", every.variants, key="f_variant", placeholder="all")
     )
-    chosen_players = sidebar.multiselect(
+    step = offered(games, players, Filters(variants))
+    dropped = [rules_caption(label) for label in _known("f_rules", step.rules)]
+    rules = tuple(
+        sidebar.multiselect(
+            "Rules",
+            step.rules,
+            key="f_rules",
+            placeholder="all",
+            format_func=rules_caption,
+            help="Only the rule sets of the variants chosen.",
+        )
+    )
+    step = offered(games, players, Filters(variants, rules))
+    dropped += [every.players.get(key, key) for key in _known("f_player", list(step.players))]
+    chosen = sidebar.multiselect(
         "Player",
-        list(players),
+        list(step.players),
         key="f_player",
-        format_func=players.__getitem__,
+        format_func=step.players.__getitem__,
         placeholder="all",
+        help="Only the players of the games the variant and rules leave.",
     )
-    return Filters(tuple(chosen_variants), tuple(chosen_rules), tuple(chosen_players))
+    if dropped:
+        sidebar.caption(md(f"Let go, as the filters above exclude them: {', '.join(dropped)}", 500))
+    return Filters(variants, rules, tuple(chosen))
+
+
+def _in_order(games: pl.DataFrame) -> pl.DataFrame:
+    """The games' variants and rule sets, the variants in the engine's order."""
+    order = pl.Enum([variant.value for variant in Variant])
+    return games.select("variant", "rules").sort(pl.col("variant").cast(order), maintain_order=True)
 
 
 def _uploads(sidebar: DeltaGenerator) -> dict[str, Upload]:
@@ -113,10 +151,13 @@ def render_store(directory: str) -> Context:
         sidebar.error(md(message, 500))
     for problem in extra.problems:
         sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
-    variants = [v.value for v in Variant if v.value in set(games.get_column("variant"))]
-    rules = sorted(set(games.get_column("rules")))
-    seats = pl.concat([view.players, extra.seats.select("player_key", "player")])
-    filters = _filters(sidebar, variants, rules, player_options(seats))
+    seats = pl.concat(
+        [view.players.select("player_key", "player"), extra.seats.select("player_key", "player")]
+    )
+    players = pl.concat([view.players, seat_players(extra.seats, extra.tables.games)]).select(
+        PLAYER_COLUMNS
+    )
+    filters = _filters(sidebar, _in_order(games), players)
     kept = games
     if filters.active:
         numbers = store.game_numbers(directory, key, filters)
@@ -163,9 +204,7 @@ def render(paths: tuple[str, ...]) -> Context:
     for problem in loaded.problems:
         sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
 
-    variants = [v.value for v in Variant if v.value in set(games.get_column("variant"))]
-    rules = sorted(set(games.get_column("rules")))
-    filters = _filters(sidebar, variants, rules, player_options(loaded.seats))
+    filters = _filters(sidebar, _in_order(games), seat_players(loaded.seats, games))
     context = Context(paths, loaded, filters, apply(loaded.tables, loaded.seats, filters), uploads)
     st.session_state[CONTEXT] = context
     return context

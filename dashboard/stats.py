@@ -22,9 +22,9 @@ from spades_replay.stats.double_dummy import capped_hands
 from spades_replay.stats.metrics import ANALYSIS_COLUMNS, player_metrics, variant_metrics
 from spades_replay.stats.tables import Tables, rules_legend, short_rules_label
 
-from . import data, figures, store
+from . import data, figures, headers, store
 from .markup import md, plain
-from .selection import Filters
+from .selection import Filters, excluding, game_numbers
 from .widgets import Context, current
 
 CORPUS_TIME_CAP = 10.0
@@ -89,29 +89,56 @@ def page() -> StreamlitPage:
     return st.Page(render, title="Corpus stats", icon=":material/bar_chart:", url_path="stats")
 
 
-PERCENT = st.column_config.NumberColumn(format="percent")
-DECIMAL = st.column_config.NumberColumn(format="%.2f")
-PLAYER_COLUMNS = {
-    "player": st.column_config.TextColumn("player"),
-    "win_rate": PERCENT,
-    "points_per_hand": DECIMAL,
-    "exact_rate": PERCENT,
-    "over_rate": PERCENT,
-    "set_rate": PERCENT,
-    "bags_per_hand": DECIMAL,
-    "bag_penalties_per_game": DECIMAL,
-    "nil_rate": PERCENT,
-    "blind_nil_rate": PERCENT,
-}
-VARIANT_COLUMNS = {
-    "hands_per_game": DECIMAL,
-    "points_per_side_hand": DECIMAL,
-    "set_rate": PERCENT,
-    "bags_per_side_hand": DECIMAL,
-    "bag_penalties_per_game": DECIMAL,
-    "nil_rate": PERCENT,
-    "blind_nil_rate": PERCENT,
-}
+TOP = 12
+"""How many players the per-player charts show at first; the reader may ask for more."""
+MOST = 500
+"""The most players the per-player charts show; the table below them holds every one."""
+PLAYER_TABLE = (
+    "player",
+    "variant",
+    "rules",
+    "games",
+    "complete_games",
+    "wins",
+    "win_rate",
+    "hands",
+    "points_per_hand",
+    "bids",
+    "exact_rate",
+    "over_rate",
+    "set_rate",
+    "bags_per_hand",
+    "bag_penalties_per_game",
+    "nil_attempts",
+    "nil_rate",
+    "blind_nil_attempts",
+    "blind_nil_rate",
+)
+"""The columns of the players' table, in order (their headers: :mod:`.columns`)."""
+VARIANT_TABLE = (
+    "variant",
+    "rules",
+    "games",
+    "complete",
+    "mercy_endings",
+    "hands_per_game",
+    "points_per_side_hand",
+    "set_rate",
+    "bags_per_side_hand",
+    "bag_penalties_per_game",
+    "nil_rate",
+    "blind_nil_rate",
+)
+"""The columns of the variants' table, in order."""
+TERMS = (
+    "**Side**: the players who score together (in two-player, each player alone; in "
+    "four-player, partners opposite each other). **A side's hand**: one side's result in one "
+    "hand, so a hand counts twice, once per side. **Number bid**: a bid of one or more "
+    "tricks; **exact** made with no trick over, **over** made with bags (tricks over the "
+    "contract), **set** missed. **Nil** and **Blind Nil**: a bid to take no trick (Blind "
+    "Nil before seeing one's cards); made when she took none."
+)
+"""The words the page's figures use, spelled out once at the top."""
 
 
 def short_rules(frame: pl.DataFrame) -> pl.DataFrame:
@@ -126,8 +153,9 @@ def short_rules(frame: pl.DataFrame) -> pl.DataFrame:
 @dataclass(frozen=True)
 class Counted:
     """What the page shows of the games that pass the filters: the counts, the player and
-    variant metrics (the players filtered), the charts by their keys (none when no player has
-    a complete hand), and, for the analysis, the games' numbers and four-player hands."""
+    variant metrics (the players filtered; players with the most hands first), the game
+    charts by their keys (none when no player has a complete hand), and, for the analysis,
+    the games' numbers and four-player hands."""
 
     games: int
     complete: int
@@ -148,15 +176,12 @@ def count(tables: Tables, filters: Filters) -> Counted | None:
     players = player_metrics(tables)
     if filters.players:
         players = players.filter(pl.col("player_key").is_in(filters.players))
+    players = players.sort("hands", descending=True, maintain_order=True)
     variants = pl.DataFrame()
     charts: dict[str, go.Figure] = {}
     if players.height:
         variants = variant_metrics(tables)
         charts = {
-            "chart_nil": figures.nil_success(players),
-            "chart_accuracy": figures.bid_accuracy(players),
-            "chart_wins": figures.win_rates(players),
-            "chart_bags_per_hand": figures.bags_per_hand(players),
             "chart_final_scores": figures.final_scores(games),
             "chart_hand_points": figures.hand_points(sides),
         }
@@ -234,13 +259,63 @@ def _counted(context: Context) -> Counted | None:
         return _whole_store(directory, key).result()
 
 
+PLAYER_CHARTS = (
+    (
+        "chart_wins",
+        figures.win_rates,
+        "The share of her finished games she won, beside wins / finished games.",
+    ),
+    (
+        "chart_accuracy",
+        figures.bid_accuracy,
+        "How her number bids went: exact, over (made with bags) or set, as shares of her "
+        "bids; each part is labelled with its count.",
+    ),
+    (
+        "chart_nil",
+        figures.nil_success,
+        "The share of her Nil and Blind Nil bids she made (took no trick), beside made / "
+        'bids; "-" where she made no such bid.',
+    ),
+    (
+        "chart_bags_per_hand",
+        figures.bags_per_hand,
+        "The bags (tricks over the contract) her side took per hand, on average: bags add "
+        "up to penalties.",
+    ),
+)
+"""The per-player charts: key, figure, and the line that explains it."""
+
+
+def excluded(context: Context) -> str:
+    """Why no game passes the filters: the filter that excluded the last of them."""
+    if context.store is not None:
+        directory, key = context.store.directory, context.store.key
+        name = excluding(
+            lambda step: len(store.game_numbers(directory, key, step)), context.filters
+        )
+    else:
+        tables, seats = context.loaded.tables, context.loaded.seats
+        name = excluding(lambda step: game_numbers(tables, seats, step).len(), context.filters)
+    if name is None:
+        return "No game to count: nothing is loaded yet; give paths or upload records."
+    return (
+        f"No game to count: the {name} filter in the sidebar excluded every game the filters "
+        "above it left. Widen it."
+    )
+
+
 def render() -> None:
     """Draw the page."""
     st.title("Corpus stats")
+    st.caption(
+        "How players and games went, over every game that passes the sidebar's filters. "
+        "Each figure is explained under it; the tables at the end hold every figure."
+    )
     context = current()
     counted = _counted(context)
     if counted is None:
-        st.info("No game to count: nothing is loaded, or nothing passes the filters.")
+        st.info(excluded(context))
         return
     players = counted.players
     columns = st.columns(4)
@@ -251,21 +326,48 @@ def render() -> None:
     if players.height == 0:
         st.info("No complete hand among these games yet: there is nothing to count.")
         return
-    for name in ("chart_nil", "chart_accuracy", "chart_wins", "chart_bags_per_hand"):
-        st.plotly_chart(counted.charts[name], key=name)
+    st.caption(TERMS)
+    st.subheader("Players")
+    asked = st.number_input(
+        "Players in the charts",
+        1,
+        MOST,
+        TOP,
+        key="stats_top",
+        help="The rows with the most hands first: a player has a row per variant and rules.",
+    )
+    top = min(int(asked), players.height)
+    st.caption(
+        f"The {top} of {players.height} player rows with the most hands (a player has one "
+        "row per variant and rule set); ask for more above, or read them all in the table "
+        "below."
+    )
+    shown = players.head(top)
+    grid = st.columns(2)
+    for number, (key, chart, line) in enumerate(PLAYER_CHARTS):
+        place = grid[number % 2]
+        place.plotly_chart(chart(shown), key=key)
+        place.caption(line)
+    st.subheader("Games")
     left, right = st.columns(2)
     left.plotly_chart(counted.charts["chart_final_scores"], key="chart_final_scores")
-    right.plotly_chart(counted.charts["chart_hand_points"], key="chart_hand_points")
-    st.subheader("Players")
-    st.caption("Every rate beside its counts; grouped by player, variant and rules.")
-    st.dataframe(short_rules(players), hide_index=True, column_config=PLAYER_COLUMNS, key="players")
-    st.subheader("Variants and rules")
-    st.dataframe(
-        short_rules(counted.variants),
-        hide_index=True,
-        column_config=VARIANT_COLUMNS,
-        key="variants",
+    left.caption(
+        "How many finished games ended on each final score: the winner's on the left, the "
+        "loser's on the right, on the same scale."
     )
+    right.plotly_chart(counted.charts["chart_hand_points"], key="chart_hand_points")
+    right.caption(
+        "How many sides' hands scored each number of points (a hand counts once per side), "
+        "two-player and four-player side by side."
+    )
+    st.subheader("Every player")
+    st.caption(
+        "A row per player, variant and rule set; every rate beside its counts. Sort by any column."
+    )
+    headers.table(short_rules(players.select(PLAYER_TABLE)), "players")
+    st.subheader("Variants and rules")
+    st.caption("A row per variant and rule set: how long games last and how hands go.")
+    headers.table(short_rules(counted.variants.select(VARIANT_TABLE)), "variants")
     legend = rules_legend(counted.variants.get_column("rules").to_list())
     if any(short != key for short, key in legend):
         st.caption(
@@ -357,9 +459,11 @@ def _analysis(context: Context, counted: Counted) -> None:
     if context.filters.players:
         players = players.filter(pl.col("player_key").is_in(context.filters.players))
     st.plotly_chart(figures.tricks_lost(players), key="chart_tricks_lost")
-    st.dataframe(
-        players.select("player", "variant", "rules", "hands", *ANALYSIS_COLUMNS),
-        hide_index=True,
-        column_config={"tricks_lost_per_hand": DECIMAL},
-        key="tricks_lost",
+    st.caption(
+        "The tricks her misplays cost her side per hand, against perfect play with every hand "
+        "known; capped hands are counted apart."
+    )
+    headers.table(
+        short_rules(players.select("player", "variant", "rules", "hands", *ANALYSIS_COLUMNS)),
+        "tricks_lost",
     )

@@ -39,9 +39,10 @@ def manifest_key(directory: str) -> str:
 @dataclass(frozen=True)
 class StoreView:
     """An open store: its games (``game`` is the row number, with the columns that find each
-    record: ``file``, the absolute path, so that the store can be shown from any directory,
-    ``offset``, and ``digest``, ``size``, ``mtime_ns`` to tell a changed file), player names,
-    counts, and the files it could not read."""
+        record: ``file``, the absolute path, so that the store can be shown from any directory,
+        ``offset``, and ``digest``, ``size``, ``mtime_ns`` to tell a changed file), player names,
+        counts, and the files it could not read. ``players`` has a row per player and rule set
+    she played (``player_key``, ``player``, ``variant``, ``rules``)."""
 
     directory: str
     key: str
@@ -100,9 +101,9 @@ def _view(store: Store, connection: Any, directory: str, key: str) -> StoreView:
     )
     players = _frame(
         connection,
-        "SELECT player_key, arg_min(player, game) AS player FROM seat_hands "
-        "GROUP BY player_key ORDER BY player_key",
-        {"player_key": pl.String, "player": pl.String},
+        "SELECT player_key, arg_min(player, game) AS player, variant, rules FROM seat_hands "
+        "GROUP BY player_key, variant, rules ORDER BY player_key, variant, rules",
+        {"player_key": pl.String, "player": pl.String, "variant": pl.String, "rules": pl.String},
     )
     (hands,) = connection.execute("SELECT count(*) FROM side_hands").fetchone() or (0,)
     summary = store.summary()

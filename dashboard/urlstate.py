@@ -3,8 +3,9 @@ the same game, hand, step and view.
 
 The address carries query parameters (:data:`PARAMS`): ``/replay?game=ID&hand=3&step=17``,
 and ``&seat=2`` in one seat's view. ``game`` names a game by its id (:func:`~.selection.
-game_token`: ``ID~2`` for the second game of the same id), on every page; the others are the
-Replay page's.
+game_token`: ``ID~2`` for the second game of the same id), on every page; ``hand``,
+``step`` and ``seat`` are the Replay page's, ``player`` (a player's key) the Player page's:
+``/player?player=KEY``.
 
 The session is the app's memory; the address follows it:
 
@@ -12,8 +13,8 @@ The session is the app's memory; the address follows it:
    not write itself (a link opened, a reload, the browser's Back or Forward) is read then,
    and its values wait in the session until the page that uses them takes them
    (:func:`take`): the game picker takes ``game``, the Replay page ``hand``, ``step`` and
-   ``seat``. Values still waiting when the user picks another game are dropped
-   (:func:`drop`).
+   ``seat``, the Player page ``player``. Values still waiting when the user picks another
+   game are dropped (:func:`drop`).
 2. During the run, pages say what the address should hold: :func:`keep` for values that
    hold on every page until changed (the game), :func:`want` for this page's own (the
    Replay page's position).
@@ -35,7 +36,7 @@ from typing import cast
 
 import streamlit as st
 
-PARAMS: tuple[str, ...] = ("game", "hand", "step", "seat")
+PARAMS: tuple[str, ...] = ("game", "hand", "step", "seat", "player")
 """The app's query parameters, in the order the address lists them."""
 
 _WRITTEN = "url: written"

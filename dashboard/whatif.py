@@ -21,12 +21,11 @@ from spades_replay.stats.tables import Tables
 from spades_replay.store.rescore import Prepared, prepare, rescore_tables
 from spades_replay.text import score_line
 
-from . import data, figures
+from . import data, figures, headers
 from .markup import md, plain
 from .stats import shown_tables
 from .widgets import Context, current, pick_game
 
-PERCENT = st.column_config.NumberColumn(format="percent")
 SCORING_ROWS = tuple(OPTION[name] for name in SCORING_OPTIONS)
 """The options a what-if may change, each with its widget, in the option table's order."""
 COLUMNS = 3
@@ -153,6 +152,10 @@ def _game(game: Rescore) -> None:
     verdict = " · **the winner changes**" if game.winner_changed else ""
     right.markdown(f"**Rescored:** {md(outcome_text(game, game.rescored), 400)}{verdict}")
     st.plotly_chart(figures.whatif_scores(game), key="chart_whatif")
+    st.caption(
+        "The running score of each side as played (solid) and rescored (dashed), from the "
+        "same bids and tricks; a star marks where each version of the game ends."
+    )
     st.subheader("Points by part")
     st.dataframe(parts_rows(game), hide_index=True, key="whatif_parts")
 
@@ -226,12 +229,11 @@ def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
     if players.height == 0:
         return
     st.plotly_chart(figures.whatif_win_rates(players), key="chart_whatif_wins")
-    st.dataframe(
-        players,
-        hide_index=True,
-        column_config={"win_rate_before": PERCENT, "win_rate_after": PERCENT},
-        key="whatif_players",
+    st.caption(
+        "Each player's share of her games won as played and rescored, beside wins / games: "
+        "who gains and who loses from the changes."
     )
+    headers.table(players, "whatif_players")
 
 
 LISTED = 500

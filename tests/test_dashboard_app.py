@@ -213,7 +213,12 @@ def test_game_charts_draw_the_picked_game_from_its_tables() -> None:
     assert scores["data"][0]["y"][-1] == replay.result.scores[0]
     assert scores["layout"]["shapes"][0]["y0"] == 500
     assert bags["data"][2]["x"] == [8, 12, 15, 20]
-    assert table_of(at, "contract pts").shape == (42, 12)
+    sheet = table_of(at, "contract_points")
+    assert sheet.shape == (42, 12)
+    # headed by SCORE_PARTS' labels, as every table of the dashboard heads them
+    config = json.loads(next(f for f in at.dataframe if "contract_points" in f.value).proto.columns)
+    assert config["contract_points"]["label"] == "Contract (points)"
+    assert config["penalty_points"]["label"] == "Bag penalties (points)"
 
 
 def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
@@ -228,33 +233,81 @@ def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
     ]
     charts = charts_of(at)
     assert [chart["layout"]["title"]["text"] for chart in charts] == [
+        "Win rate",  # two columns: the left one's charts, then the right one's
         "Nil and Blind Nil success",
         "Bid accuracy",
-        "Win rate",
         "Bags per hand",
         "Final scores of complete games",
         "Points of a side in one hand",
     ]
-    assert [len(chart["data"]) for chart in charts] == [2, 3, 1, 1, 2, 2]
-    players = table_of(at, "player_key")
-    assert players.shape[0] == len(charts[0]["data"][0]["y"])
+    assert [len(chart["data"]) for chart in charts] == [1, 2, 3, 1, 2, 2]
+    # rates run 0 to 100 %; each histogram has its own panel
+    for chart in charts[:3]:
+        assert chart["layout"]["xaxis"]["range"] == [0, 1]
+    for chart in charts[4:]:
+        assert [trace["xaxis"] for trace in chart["data"]] == ["x", "x2"]
+    # each figure is explained in a line beside it
+    captions = [caption.value for caption in at.caption]
+    assert any(line.startswith("The share of her finished games she won") for line in captions)
+    assert any("**A side's hand**" in line for line in captions)
+    players = table_of(at, "games")
+    metrics = player_metrics(collection.tables()).sort(
+        "hands", descending=True, maintain_order=True
+    )
+    assert players.shape[0] == metrics.height
+    # the charts show the top rows by hands; the reader may ask for more
+    top = min(12, metrics.height)
+    win = charts[0]["data"][0]
+    assert len(win["y"]) == top
+    assert win["x"] == [rate or 0 for rate in metrics.head(top).get_column("win_rate")]
+    run_app(at.number_input(key="stats_top").set_value(metrics.height))
+    assert len(charts_of(at)[0]["data"][0]["y"]) == metrics.height
     run_app(at.multiselect(key="f_variant").select("two-player"))
     two_player = games.filter(pl.col("variant") == "two-player").height
     assert at.metric[0].value == str(two_player)
-    assert set(table_of(at, "player_key")["variant"]) == {"two-player"}
+    assert set(table_of(at, "games")["variant"]) == {"two-player"}
     run_app(at.multiselect(key="f_player").select("heuristic-megan"))
     megan = player_metrics(collection.tables()).filter(
         pl.col("player_key") == "heuristic-megan", pl.col("variant") == "two-player"
     )
-    shown = table_of(at, "player_key")
+    shown = table_of(at, "games")
     assert list(shown["player"]) == ["Megan"] * megan.height
     # rule sets by their short labels, spelled out in the legend under the tables
-    assert list(shown["rules"]) == [short_rules_label(key) for key in megan.get_column("rules")]
+    assert sorted(shown["rules"]) == sorted(
+        short_rules_label(key) for key in megan.get_column("rules")
+    )
     legend = [caption.value for caption in at.caption if caption.value.startswith("Rules: ")]
     assert legend
     assert "**mercy**: lose\\_score\\=\\-200" in legend[0]
-    run_app(at.multiselect(key="f_variant").unselect("two-player").select("four-player"))
-    assert at.info[0].value.startswith("No game to count")
+    # headers for people
+    config = json.loads(next(f for f in at.dataframe if "games" in f.value).proto.columns)
+    assert config["bags_per_hand"]["label"] == "Bags per hand"
+    assert config["win_rate"]["type_config"]["type"] == "progress"
+
+
+def test_the_filters_narrow_each_other_and_say_what_they_let_go() -> None:
+    at = open_app("stats")
+    collection = StatsCollection(sample_paths(FIXTURES))
+    assert list(collection) == []
+    tables = collection.tables()
+    everyone = set(tables.seat_hands.get_column("player_key"))
+    assert "Megan (heuristic-megan)" in at.multiselect(key="f_player").options
+    run_app(at.multiselect(key="f_variant").select("four-player"))
+    four = tables.seat_hands.filter(pl.col("variant") == "four-player")
+    offered = at.multiselect(key="f_player").options
+    assert "heuristic-megan" not in " ".join(offered)
+    assert len(offered) == four.get_column("player_key").n_unique() < len(everyone)
+    rules = at.multiselect(key="f_rules").options
+    assert len(rules) == four.get_column("rules").n_unique()
+    # a player chosen first, then a variant she never plays: she is let go, and it is said
+    run_app(at.multiselect(key="f_variant").unselect("four-player"))
+    run_app(at.multiselect(key="f_player").select("heuristic-megan"))
+    run_app(at.multiselect(key="f_variant").select("four-player"))
+    assert at.multiselect(key="f_player").value == []
+    let_go = [c.value for c in at.sidebar.caption if c.value.startswith("Let go")]
+    assert let_go
+    assert "Megan" in let_go[0]
+    assert at.metric[0].value == str(tables.games.filter(pl.col("variant") == "four-player").height)
 
 
 def test_filters_narrow_the_game_picker(app: AppTest) -> None:
@@ -265,8 +318,10 @@ def test_filters_narrow_the_game_picker(app: AppTest) -> None:
         "fixture-two-player-mercy",
     ]
     run_app(app.multiselect(key="f_variant").select("four-player"))
-    run_app(app.multiselect(key="f_player").select("heuristic-megan"))
-    assert app.info[0].value == "No game matches the filters in the sidebar."
+    assert app.multiselect(key="f_rules").value == ["lose_score=-200"]
+    assert [label.split(" · ")[0] for label in app.selectbox(key="game").options] == [
+        "fixture-four-player-mercy"
+    ]
 
 
 def test_a_bad_upload_shows_its_error_never_a_traceback() -> None:

@@ -252,3 +252,61 @@ def test_tricks_lost_per_hand_beside_their_counts_and_the_capped_hands() -> None
     ]
     assert figure.layout.title.text == "Tricks lost by misplays per hand (double dummy)"
     assert tuple(figure.layout.xaxis.range) == (0, max(bars.x) * 1.5)
+
+
+def _every_figure() -> list[Any]:
+    """Every figure of the Game charts and Corpus stats pages, on the fixtures."""
+    tables = _tables("two-player/standard-game", "four-player/standard-game", "two-player/mercy")
+    players = player_metrics(tables)
+    rows = _tables("two-player/standard-game").side_hands
+    return [
+        figures.running_scores(rows, 500),
+        figures.bags_by_hand(rows, 10),
+        figures.points_by_part(rows),
+        figures.nil_success(players),
+        figures.bid_accuracy(players),
+        figures.win_rates(players),
+        figures.bags_per_hand(players),
+        figures.final_scores(tables.games),
+        figures.hand_points(tables.side_hands),
+    ]
+
+
+def test_every_legend_sits_at_the_foot_of_its_figure_and_every_title_at_the_top() -> None:
+    for figure in _every_figure():
+        layout = figure.layout
+        assert layout.title.text
+        assert (layout.title.x, layout.title.xanchor) == (0, "left")
+        assert (layout.legend.yref, layout.legend.y, layout.legend.yanchor) == (
+            "container",
+            0,
+            "bottom",
+        )
+
+
+def test_rates_run_from_0_to_100_percent() -> None:
+    players = player_metrics(_tables("four-player/standard-game", "two-player/mercy"))
+    for chart in (figures.nil_success, figures.bid_accuracy, figures.win_rates):
+        axis = chart(players).layout.xaxis
+        assert (tuple(axis.range), axis.tickformat) == ((0, 1), ".0%")
+
+
+def test_histograms_stand_side_by_side_on_one_scale() -> None:
+    tables = _tables("two-player/standard-game", "four-player/standard-game")
+    for figure, panels in (
+        (figures.final_scores(tables.games), ["winner", "loser"]),
+        (figures.hand_points(tables.side_hands), ["two-player", "four-player"]),
+    ):
+        assert [trace.xaxis for trace in figure.data] == ["x", "x2"]
+        assert [note.text for note in figure.layout.annotations] == panels
+        # two panels, side by side, on the same x scale and one y axis
+        assert figure.layout.xaxis.domain[1] < figure.layout.xaxis2.domain[0]
+        assert figure.layout.xaxis.range == figure.layout.xaxis2.range
+        assert figure.layout.yaxis2.matches == "y"
+        assert figure.layout.barmode is None
+        # the same bins in both panels, holding every value
+        first, second = figure.data
+        assert first.xbins == second.xbins
+        assert first.autobinx is False
+        values = [*first.x, *second.x]
+        assert first.xbins.start < min(values) <= max(values) < first.xbins.end

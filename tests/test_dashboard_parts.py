@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import polars as pl
 import pytest
-from spades_replay.dashboard import board, data, markup, selection, timeline
+from spades_replay.dashboard import board, data, markup, selection, sidebar, timeline
 from spades_replay.dashboard.markup import cards_md
 
 import spades_replay
@@ -376,6 +376,46 @@ def test_labels_to_pick_games_and_players_by() -> None:
     assert any("unfinished" in label for label in labels)
     options = selection.player_options(loaded.seats)
     assert options["heuristic-megan"] == "Megan (heuristic-megan)"
+
+
+def test_each_filter_offers_only_what_the_filters_above_it_leave() -> None:
+    loaded = _loaded()
+    games = loaded.tables.games
+    players = sidebar.seat_players(loaded.seats, games)
+    every = selection.offered(games, players, selection.Filters())
+    assert set(every.variants) == {"two-player", "four-player"}
+    four = selection.offered(games, players, selection.Filters(("four-player",)))
+    four_games = games.filter(pl.col("variant") == "four-player")
+    assert four.rules == sorted(set(four_games.get_column("rules")))
+    four_keys = set(
+        loaded.seats.filter(
+            pl.col("game").is_in(four_games.get_column("game").implode())
+        ).get_column("player_key")
+    )
+    assert set(four.players) == four_keys
+    assert "heuristic-megan" in every.players
+    assert "heuristic-megan" not in four.players
+    mercy = selection.offered(
+        games, players, selection.Filters(("four-player",), ("lose_score=-200",))
+    )
+    assert set(mercy.players) <= four_keys
+
+
+def test_when_no_game_passes_the_filter_that_excluded_them_is_named() -> None:
+    loaded = _loaded()
+    tables, seats = loaded.tables, loaded.seats
+
+    def count(filters: selection.Filters) -> int:
+        return selection.game_numbers(tables, seats, filters).len()
+
+    Filters = selection.Filters  # noqa: N806 (the class, by its name)
+    assert selection.excluding(count, Filters(("two-player",))) is None
+    assert selection.excluding(count, Filters(("two-player",), ("nope",))) == "rules"
+    assert selection.excluding(count, Filters((), (), ("nobody",))) == "player"
+    megan_four = Filters(("four-player",), (), ("heuristic-megan",))
+    assert selection.excluding(count, megan_four) == "player"
+    assert selection.excluding(count, Filters(("three-player",))) == "variant"
+    assert selection.excluding(lambda _: 0, megan_four) is None  # nothing loaded at all
 
 
 def test_results_put_the_winners_score_first() -> None:

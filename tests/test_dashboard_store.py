@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from spades_replay.dashboard import stats
 from spades_replay.dashboard.markup import md
-from spades_replay.dashboard.store import manifest_key
+from spades_replay.dashboard.selection import Filters, excluding
+from spades_replay.dashboard.store import game_numbers, manifest_key
 from streamlit.testing.v1 import AppTest
 
 from spades_replay.cli import main
@@ -148,15 +149,23 @@ def test_corpus_stats_of_a_store_push_the_filters_down(
     at = _app(store, monkeypatch, "stats")
     assert at.metric[0].value == str(VALID)
     whole = Store.open(store).tables()
-    players = next(frame.value for frame in at.dataframe if "player_key" in frame.value.columns)
+    players = next(frame.value for frame in at.dataframe if "complete_games" in frame.value)
     assert players.shape[0] == player_metrics(whole).height
+    alex = whole.seat_hands.filter(player="Alex")["player_key"][0]
+    assert any(option.startswith("Alex") for option in at.multiselect(key="f_player").options)
     at = _run(at.multiselect(key="f_variant").set_value(["two-player"]))
     assert at.metric[0].value == str(
         whole.games.filter(whole.games["variant"] == "two-player").height
     )
-    alex = whole.seat_hands.filter(player="Alex")["player_key"][0]
-    at = _run(at.multiselect(key="f_player").set_value([alex]))
-    assert at.info[0].value.startswith("No game to count")
+    # the player filter offers only the players of two-player games, asked of the store
+    assert not any(option.startswith("Alex") for option in at.multiselect(key="f_player").options)
+    directory, key = str(store), manifest_key(str(store))
+
+    def count(filters: Filters) -> int:
+        return len(game_numbers(directory, key, filters))
+
+    assert excluding(count, Filters(("two-player",), (), (alex,))) == "player"
+    assert excluding(count, Filters(("two-player",))) is None
 
 
 def test_the_whole_store_is_counted_in_the_background_once_it_opens(
@@ -214,7 +223,7 @@ def test_the_charts_of_a_store_game(store: Path, monkeypatch: pytest.MonkeyPatch
         for number, claim in enumerate(claims, start=1)
         for side in (0, 1)
     ]
-    shown = sheet[["hand", "side", "hand total", "score", "bag count"]]
+    shown = sheet[["hand", "side", "points", "score", "bags"]]
     assert [tuple(int(value) for value in row) for row in shown.itertuples(index=False)] == expected
 
 

@@ -148,3 +148,25 @@ def test_a_link_names_any_game_of_a_large_store(
     assert any(md(f"many.jsonl:{same[9] + 1}") in caption.value for caption in at.caption)
     assert _game_label(at).startswith(f"{game_id}~10 ")  # named as the address names it
     assert board_start(at) == (2, 0)
+
+
+def test_a_link_opens_a_players_page_and_the_address_follows_the_player_picked() -> None:
+    at = open_app("player", query={"player": "heuristic-beth"})
+    assert at.title[0].value == "Player"
+    assert at.selectbox(key="player").value == "heuristic-beth"
+    assert _query(at)["player"] == "heuristic-beth"
+    # a rerun (a reload keeps the address) keeps her; another pick moves the address
+    run_app(at)
+    assert at.selectbox(key="player").value == "heuristic-beth"
+    run_app(at.selectbox(key="player").set_value("heuristic-david"))
+    assert _query(at)["player"] == "heuristic-david"
+    # the address names the player on the Player page only
+    go_to(at, "stats")
+    assert "player" not in _query(at)
+
+
+def test_a_link_to_a_player_not_shown_says_so() -> None:
+    at = open_app("player", query={"player": "nobody-at-all"})
+    assert at.selectbox(key="player").value != "nobody-at-all"
+    assert "nobody" in at.warning[0].value
+    assert "player" in _query(at)  # the first player shown, now in the address

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
+from spades_replay.dashboard.stats import TOP
 from streamlit.testing.v1 import AppTest
 
 from spades_replay.plumbing.corpus import sample_paths
@@ -36,7 +37,8 @@ def _expected(tables: Tables, filters: dict[str, list[str]]) -> pl.DataFrame:
     for column, key in (("variant", "f_variant"), ("rules", "f_rules"), ("player_key", "f_player")):
         if filters.get(key):
             players = players.filter(pl.col(column).is_in(filters[key]))
-    return players
+    # the charts show the rows with the most hands first, the first TOP of them
+    return players.sort("hands", descending=True, maintain_order=True).head(TOP)
 
 
 def _rates(players: pl.DataFrame, column: str) -> list[float]:

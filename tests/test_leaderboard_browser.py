@@ -5,43 +5,13 @@ server under a page's address."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from .support.browser import Browser, playwright, plots_drew
+from .support.browser import Browser, playwright, plots_drew, titles_clear
 
 pytestmark = pytest.mark.browser
 
 expect = playwright().expect
-
-
-def _box(locator: Any) -> dict[str, float]:
-    box = locator.bounding_box()
-    assert box is not None
-    return dict(box)
-
-
-def _overlap(one: dict[str, float], two: dict[str, float]) -> bool:
-    return not (
-        one["x"] + one["width"] <= two["x"]
-        or two["x"] + two["width"] <= one["x"]
-        or one["y"] + one["height"] <= two["y"]
-        or two["y"] + two["height"] <= one["y"]
-    )
-
-
-def _titles_clear(page: Any) -> None:
-    """Every chart has a title, and neither its legend nor its plot area covers it."""
-    plots = page.locator(".js-plotly-plot")
-    for index in range(plots.count()):
-        plot = plots.nth(index)
-        plot.scroll_into_view_if_needed()
-        title = _box(plot.locator(".gtitle"))
-        assert _overlap(title, _box(plot.locator(".nsewdrag").first)) is False, index
-        legends = plot.locator("g.legend")
-        if legends.count():
-            assert _overlap(title, _box(legends.first)) is False, index
 
 
 def test_the_leaderboard_and_a_players_page_draw_cleanly(server: str, browser: Browser) -> None:
@@ -58,14 +28,14 @@ def test_the_leaderboard_and_a_players_page_draw_cleanly(server: str, browser: B
     expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
     expect(page.get_by_test_id("stDataFrame").first).to_be_visible()
     plots_drew(page, [1, 1])
-    _titles_clear(page)
+    titles_clear(page)
     browser.screenshot("leaderboard")
 
     page = browser.open(server + "player")
     expect(page.get_by_role("heading", name="Player")).to_be_visible()
     expect(page.get_by_text("Partners and opponents")).to_be_visible()
     plots_drew(page, [2, 1])
-    _titles_clear(page)
+    titles_clear(page)
     browser.screenshot("player")
     # opened at a page's address, Streamlit's own client first asks for its server's
     # _stcore endpoints under that address (404) before the root: those are the only misses

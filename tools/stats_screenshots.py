@@ -3,8 +3,9 @@
 
 Serves ``spades-replay dashboard fixtures/corpus`` (the sample corpora) on a free port,
 opens each page in Debian's chromium (``/usr/bin/chromium``, driven by Playwright), waits
-for its charts, and writes a full-page PNG of it to ``docs/images/``: the Leaderboard, the
-Player page of Beth, and the What-if page with the target lowered to 300.
+for its charts, and writes a full-page PNG of it to ``docs/images/``: Corpus stats, the Game
+charts of the first game, the Leaderboard, the Player page of Beth, and the What-if page with
+the target lowered to 300.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def _settle(page: object, charts: int) -> None:
 
 
 def main() -> None:
+    expect.set_options(timeout=120_000)  # a loaded machine draws a page slowly
     IMAGES.mkdir(parents=True, exist_ok=True)
     port = _port()
     home = tempfile.mkdtemp()
@@ -88,6 +90,12 @@ def main() -> None:
             )
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.set_default_timeout(120_000)
+            page.goto(base + "stats")
+            _settle(page, 6)
+            page.screenshot(path=str(IMAGES / "stats.png"), full_page=True)
+            page.goto(base + "charts")
+            _settle(page, 3)
+            page.screenshot(path=str(IMAGES / "charts.png"), full_page=True)
             page.goto(base + "leaderboard")
             _settle(page, 2)
             page.screenshot(path=str(IMAGES / "leaderboard.png"), full_page=True)
@@ -109,7 +117,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
-    for name in ("leaderboard", "player", "whatif"):
+    for name in ("stats", "charts", "leaderboard", "player", "whatif"):
         print(IMAGES / f"{name}.png")
 
 

@@ -230,3 +230,32 @@ def plots_drew(page: Any, traces: list[int]) -> None:
         plot.scroll_into_view_if_needed()
         playwright().expect(plot.locator("svg.main-svg").first).to_be_visible()
         playwright().expect(plot.locator("g.trace")).to_have_count(count)
+
+
+def _box(locator: Any) -> dict[str, float]:
+    box = locator.bounding_box()
+    assert box is not None
+    return dict(box)
+
+
+def _overlap(one: dict[str, float], two: dict[str, float]) -> bool:
+    return not (
+        one["x"] + one["width"] <= two["x"]
+        or two["x"] + two["width"] <= one["x"]
+        or one["y"] + one["height"] <= two["y"]
+        or two["y"] + two["height"] <= one["y"]
+    )
+
+
+def titles_clear(page: Any) -> None:
+    """Every chart has a title, and neither its legend nor its plot area covers it (their
+    bounding boxes, as drawn)."""
+    plots = page.locator(".js-plotly-plot")
+    for index in range(plots.count()):
+        plot = plots.nth(index)
+        plot.scroll_into_view_if_needed()
+        title = _box(plot.locator(".gtitle"))
+        assert _overlap(title, _box(plot.locator(".nsewdrag").first)) is False, index
+        legends = plot.locator("g.legend")
+        if legends.count():
+            assert _overlap(title, _box(legends.first)) is False, index
