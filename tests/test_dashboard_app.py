@@ -459,7 +459,7 @@ def test_a_larger_corpus_loads_and_its_progress_bar_goes_away(
     tables = tables_of(
         spades_replay.replay(spades_replay.loads(line)) for line in lines.splitlines() * 4
     )
-    assert table_of(at, "player_key").shape[0] == player_metrics(tables).height == 4
+    assert table_of(at, "complete_games").shape[0] == player_metrics(tables).height == 4
 
 
 # double-dummy analysis
