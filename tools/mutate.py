@@ -1,0 +1,234 @@
+"""Mutation testing with mutmut: ``./dev mutate [MODULE ...] [--jobs N]``.
+
+Each MODULE (default: every one of :data:`MODULES`) is mutated by mutmut, and each mutant is
+run against that module's fast tests only (mutmut runs, of those, the tests that reach the
+mutated function). The run happens in a copy of the checkout under ``build/mutate/MODULE``,
+laid out as the installed package is (``dashboard/`` as ``spades_replay/dashboard``), so that
+the tests import the mutated copy and not the editable install of the checkout.
+
+The score printed is the share of mutants killed (by a failing test or a timeout), of all
+mutants and of those not listed in :data:`EQUIVALENT`, the mutants that no test can kill
+because they change nothing that can be observed; each has its reason there and in
+docs/testing.md. Surviving mutants that are not listed are printed: each is a test to write,
+or an equivalent mutant to list. Exit 0 when every module reaches :data:`TARGET`, 1 when one
+does not, 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRATCH = ROOT / "build" / "mutate"
+TARGET = 0.90
+"""The share of non-equivalent mutants each module's tests must kill."""
+
+
+@dataclass(frozen=True)
+class Module:
+    """What to mutate (paths as laid out in the copy) and the tests that should notice;
+    ``polars``: whether the tests use polars, whose thread pool does not survive a fork, so
+    that each mutant's tests run in a process forked before anything is imported."""
+
+    mutate: tuple[str, ...]
+    tests: tuple[str, ...]
+    polars: bool = False
+
+
+MODULES: dict[str, Module] = {
+    "engine": Module(
+        tuple(
+            f"spades_replay/engine/{name}.py"
+            for name in (
+                "actions",
+                "bidding",
+                "cards",
+                "game",
+                "rules",
+                "seats",
+                "setup",
+                "state",
+                "tricks",
+            )
+        ),
+        (
+            "tests/test_cards.py",
+            "tests/test_tricks.py",
+            "tests/test_setup.py",
+            "tests/test_house_rules.py",
+            "tests/test_conformance.py",
+            "tests/test_conformance_1_1.py",
+            "tests/test_replay.py",
+        ),
+    ),
+    "scoring": Module(
+        ("spades_replay/engine/scoring.py",),
+        ("tests/test_scoring.py", "tests/test_rescore.py", "tests/test_conformance.py"),
+    ),
+    "stats": Module(
+        ("spades_replay/stats/metrics.py",),
+        ("tests/test_stats_oracle.py",),
+        polars=True,
+    ),
+    "store": Module(
+        ("spades_replay/store/layout.py",),
+        ("tests/test_store.py", "tests/test_crash.py", "tests/test_store_damage.py"),
+        polars=True,
+    ),
+    "dashboard": Module(
+        ("spades_replay/dashboard/data.py",),
+        (
+            "tests/test_dashboard_parts.py",
+            "tests/test_dashboard_figures.py",
+            "tests/test_dashboard_store.py",
+        ),
+        polars=True,
+    ),
+}
+
+EQUIVALENT: dict[str, str] = {}
+"""Surviving mutants that change nothing observable, each with the reason (docs/testing.md)."""
+
+COPIED = ("spades_replay", "tests", "fixtures", "schema", "docs", "conftest.py", "README.md")
+"""What of the checkout the copy holds; ``dashboard/`` goes in as ``spades_replay/dashboard``."""
+
+
+def _ignore(folder: str, names: list[str]) -> set[str]:
+    return {name for name in names if name in ("__pycache__", ".hypothesis")}
+
+
+def lay_out(name: str, module: Module) -> Path:
+    """A fresh copy of the checkout for ``name``, with mutmut's settings in its pyproject.toml."""
+    here = SCRATCH / name
+    if here.exists():
+        shutil.rmtree(here)
+    here.mkdir(parents=True)
+    for part in COPIED:
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, here / part, ignore=_ignore)
+        else:
+            shutil.copy2(source, here / part)
+    shutil.copytree(ROOT / "dashboard", here / "spades_replay" / "dashboard", ignore=_ignore)
+    settings = "\n".join(
+        (
+            "",
+            "[tool.mutmut]",
+            'source_paths = ["spades_replay"]',
+            f"only_mutate = {json.dumps(list(module.mutate))}",
+            f"also_copy = {json.dumps([part for part in COPIED if part != 'spades_replay'])}",
+            f"pytest_add_cli_args_test_selection = {json.dumps([*module.tests, '-m', 'not slow'])}",
+            'pytest_add_cli_args = ["-p", "no:cacheprovider", "-o", "addopts=--strict-markers"]',
+            *(['process_isolation = "forkserver"'] if module.polars else []),
+            "",
+        )
+    )
+    (here / "pyproject.toml").write_text((ROOT / "pyproject.toml").read_text() + settings)
+    return here
+
+
+@dataclass(frozen=True)
+class Score:
+    """One module's outcome: every mutant's name by status."""
+
+    status: dict[str, str]
+
+    def count(self, *statuses: str) -> int:
+        return sum(1 for value in self.status.values() if value in statuses)
+
+    @property
+    def survivors(self) -> list[str]:
+        """The mutants no test failed on: survived, or reached by no test at all."""
+        return sorted(name for name, value in self.status.items() if value in SURVIVED)
+
+    @property
+    def unexplained(self) -> list[str]:
+        return [name for name in self.survivors if name not in EQUIVALENT]
+
+    @property
+    def score(self) -> float:
+        killed = self.count(*KILLED)
+        counted = killed + len(self.unexplained)
+        return killed / counted if counted else 1.0
+
+
+KILLED = ("killed", "timeout", "segfault")
+"""A test failed, or the mutant ran out of its time or crashed: the tests noticed."""
+SURVIVED = ("survived", "no tests")
+
+
+def run(name: str, module: Module, jobs: int) -> Score:
+    """Mutate ``name`` and run its tests against every mutant."""
+    here = lay_out(name, module)
+    mutmut = str(Path(sys.executable).with_name("mutmut"))
+    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        [mutmut, "run", "--max-children", str(jobs)],
+        cwd=here,
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"mutate: mutmut failed on {name} (exit {done.returncode})")
+    listing = subprocess.run(
+        [mutmut, "results", "--all", "true"],
+        cwd=here,
+        env=environment,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    status = {}
+    for line in listing.splitlines():
+        mutant, _, value = line.strip().rpartition(": ")
+        if mutant:
+            status[mutant] = value
+    return Score(status)
+
+
+def report(name: str, score: Score) -> None:
+    total = len(score.status)
+    killed = score.count(*KILLED)
+    equivalent = len(score.survivors) - len(score.unexplained)
+    print(
+        f"{name}: {total} mutants, {killed} killed, {len(score.survivors)} survived "
+        f"({equivalent} equivalent), score {score.score:.1%} of non-equivalent mutants"
+    )
+    others = sorted(
+        f"{mutant}: {value}"
+        for mutant, value in score.status.items()
+        if value not in (*KILLED, *SURVIVED)
+    )
+    for line in others:
+        print(f"  not run: {line}")
+    for mutant in score.unexplained:
+        print(f"  {score.status[mutant]}: {mutant}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="./dev mutate", description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", metavar="MODULE", help=", ".join(MODULES))
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    arguments = parser.parse_args(argv)
+    unknown = [name for name in arguments.modules if name not in MODULES]
+    if unknown:
+        parser.error(f"no module {', '.join(unknown)}: choose among {', '.join(MODULES)}")
+    names = arguments.modules or list(MODULES)
+    reached = True
+    for name in names:
+        score = run(name, MODULES[name], max(1, arguments.jobs))
+        report(name, score)
+        reached = reached and score.score >= TARGET
+    return 0 if reached else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
