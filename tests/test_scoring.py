@@ -11,6 +11,7 @@ from spades_replay.engine.scoring import (
     NIL,
     SCORE_COLUMNS,
     SCORE_PARTS,
+    NilOutcome,
     SideScore,
     bid_name,
     end_reason,
@@ -39,6 +40,17 @@ def side(
     bags: int = 0,
 ) -> SideScore:
     return score_side(variant, rules, which, bids, tricks, score_before=score, bags_before=bags)
+
+
+def test_each_nil_is_told_seat_by_seat() -> None:
+    """Every Nil and Blind Nil of a side: its seat, whether blind, its tricks, made, points."""
+    both = side(FOUR, (BLIND_NIL, 3, NIL, 2), (0, 5, 2, 6))
+    assert list(both.nils) == [
+        NilOutcome(seat=0, blind=True, tricks=0, made=True, points=200),
+        NilOutcome(seat=2, blind=False, tricks=2, made=False, points=-100),
+    ]
+    other = side(FOUR, (BLIND_NIL, NIL, 4, 3), (1, 0, 5, 7), which=1)
+    assert list(other.nils) == [NilOutcome(seat=1, blind=False, tricks=0, made=True, points=100)]
 
 
 # --- the worked examples of docs/rules.md, verbatim ------------------------------------------
@@ -280,6 +292,7 @@ ENDS = [
     (STANDARD, (-900, 100), None, None),  # no lose_score: no mercy
     (Rules(lose_score=-200), (-200, 100), "mercy", 1),
     (Rules(lose_score=-200), (100, -250), "mercy", 0),
+    (Rules(lose_score=-200), (100, -200), "mercy", 0),  # at lose_score, either side
     (Rules(lose_score=-200), (-199, 100), None, None),
     (Rules(lose_score=-200), (-300, -250), "mercy", 1),  # both at or below: the higher wins
     (Rules(lose_score=-200), (-250, -250), None, None),
