@@ -181,3 +181,19 @@ def test_the_seat_and_side_tables_are_the_naive_figures(
                     assert row["nil_made"] == (seat.tricks == 0)
     assert next(seat_rows, None) is None
     assert next(side_rows, None) is None
+
+
+def test_a_variant_and_rules_with_no_complete_hand_keeps_its_row() -> None:
+    """A game stopped in its first hand, under rules no other game has, is still a row of
+    the variant metrics (one game, no hand), beside the complete games of the same variant."""
+    stopped: dict[str, Any] = orjson.loads(
+        (FIXTURES / "four-player" / "unfinished.json").read_bytes()
+    )
+    stopped["hands"] = [stopped["hands"][0] | {"plays": stopped["hands"][0]["plays"][:9]}]
+    stopped["hands"][0].pop("result", None)
+    stopped["rules"]["target_score"] = 300
+    complete = _corpus("four-player")[:2]
+    found = variant_metrics(_tables([stopped, *complete]))
+    assert found.height == 2
+    row = found.filter(found["rules"] == _key(stopped["rules"])).row(0, named=True)
+    assert (row["variant"], row["games"], row["complete"], row["hands"]) == ("four-player", 1, 0, 0)
