@@ -49,6 +49,7 @@ def test_each_nil_is_told_seat_by_seat() -> None:
         NilOutcome(seat=0, blind=True, tricks=0, made=True, points=200),
         NilOutcome(seat=2, blind=False, tricks=2, made=False, points=-100),
     ]
+    assert (both.contract, both.made, both.tricks_toward) == (0, None, 0)  # no contract
     other = side(FOUR, (BLIND_NIL, NIL, 4, 3), (1, 0, 5, 7), which=1)
     assert list(other.nils) == [NilOutcome(seat=1, blind=False, tricks=0, made=True, points=100)]
 
