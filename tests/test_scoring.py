@@ -50,8 +50,10 @@ def test_each_nil_is_told_seat_by_seat() -> None:
         NilOutcome(seat=2, blind=False, tricks=2, made=False, points=-100),
     ]
     assert (both.contract, both.made, both.tricks_toward) == (0, None, 0)  # no contract
+    assert (both.side, both.tricks) == (0, 2)
     other = side(FOUR, (BLIND_NIL, NIL, 4, 3), (1, 0, 5, 7), which=1)
     assert list(other.nils) == [NilOutcome(seat=1, blind=False, tricks=0, made=True, points=100)]
+    assert (other.side, other.tricks) == (1, 7)
 
 
 # --- the worked examples of docs/rules.md, verbatim ------------------------------------------
