@@ -1,7 +1,8 @@
-"""Wiring of the Game charts page, in AppTest: the sidebar's filters narrow the game picker,
-and the game picked changes every chart. Each chart's traces (x and y) are read against the
-claims of the record itself (its JSON, read apart from the tool), never against the tables
-the page was drawn from."""
+"""Wiring of the Game charts and Replay pages, in AppTest: the sidebar's filters narrow the
+game picker, the game picked changes every chart, and the Replay page's spoiler-free switch
+cuts its running score to the hands before the one shown. Each chart's traces (x and y) are
+read against the claims of the record itself (its JSON, read apart from the tool), never
+against the tables the page was drawn from."""
 
 from __future__ import annotations
 
@@ -103,3 +104,23 @@ def test_the_filters_and_the_game_picked_change_every_game_chart() -> None:
         record = RECORDS[label.split(" ")[0]]
         assert "heuristic-megan" in {player.get("id") for player in record["players"]}
     assert_game_charts(at, _picked(at))
+
+
+def test_spoiler_free_cuts_the_running_score_of_the_replay_page() -> None:
+    """Opened at hand 3 of a game, the running score shows every hand; spoiler-free, only the
+    two before it; and back again."""
+    game = "two-player-s11-000002"
+    hands = _complete(RECORDS[game])
+    at = open_app(query={"game": game, "hand": "3"})
+    assert _picked(at) == game
+
+    def lines() -> list[list[Any]]:
+        (chart,) = [c for c in charts_of(at) if c["layout"]["title"]["text"] == "Running score"]
+        return [trace["y"] for trace in chart["data"] if trace["x"][:1] == [0]]
+
+    whole = [[0, *(hand["result"]["scores"][side] for hand in hands)] for side in range(2)]
+    assert lines() == whole
+    run_app(at.toggle(key="spoiler_free").set_value(True))
+    assert lines() == [line[:3] for line in whole]
+    run_app(at.toggle(key="spoiler_free").set_value(False))
+    assert lines() == whole
