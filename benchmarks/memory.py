@@ -1,5 +1,5 @@
 """Peak memory on hostile input: ``./dev bench memory [--quick] [--lines N] [--size BYTES]
-[--write-docs]``.
+[--commands C,...] [--render] [--write-docs]``.
 
 For each command that reads corpora (``validate``, ``stats``, ``ingest``, ``rescore``), with
 ``--jobs 1`` and ``--jobs 2``, the peak resident memory of the whole process tree (sampled
@@ -97,8 +97,10 @@ def peak(argv: list[str]) -> dict[str, Any]:
     }
 
 
-def measure(lines: int, size: int) -> dict[str, Any]:
-    """Every command on the bomb and on the valid corpus, with each number of jobs."""
+def measure(lines: int, size: int, commands: list[str], save: Path) -> dict[str, Any]:
+    """Each of ``commands`` on the bomb and on the valid corpus, with each number of jobs;
+    the results so far saved to ``save`` after each row, so that a run stopped early keeps
+    what it measured."""
     games = 200 if size < 1_000_000_000 else 2000
     sources = [corpus(variant, games, seed) for variant, seed in SEEDS.items()]
     valid = big_corpus(sources, size)
@@ -112,7 +114,7 @@ def measure(lines: int, size: int) -> dict[str, Any]:
         "runs": [],
     }
     with tempfile.TemporaryDirectory() as scratch:
-        for command in COMMANDS:
+        for command in commands:
             for jobs in (1, 2):
                 row: dict[str, Any] = {"command": command, "jobs": jobs}
                 for name, path in (("bomb", hostile), ("valid", valid)):
@@ -125,6 +127,7 @@ def measure(lines: int, size: int) -> dict[str, Any]:
                         file=sys.stderr,
                     )
                 results["runs"].append(row)
+                save.write_text(json.dumps(results, indent=2) + "\n")
         bounded = ["validate", "--quiet", "--no-progress", str(hostile)]
         results["bounded"] = peak(bounded)
     return results
@@ -143,7 +146,8 @@ def markdown(results: dict[str, Any]) -> str:
         "| command | jobs | bomb: peak | bomb: time | valid: peak | valid: time | bomb <= valid |",
         "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
-    for row in results["runs"]:
+    order = {command: index for index, command in enumerate(COMMANDS)}
+    for row in sorted(results["runs"], key=lambda row: (order[row["command"]], row["jobs"])):
         hostile, valid = row["bomb"], row["valid"]
         met = "yes" if hostile["peak_mb"] <= valid["peak_mb"] else "no"
         lines.append(
@@ -151,7 +155,9 @@ def markdown(results: dict[str, Any]) -> str:
             f"{hostile['seconds']:.0f} s | {valid['peak_mb']:.0f} MB | "
             f"{valid['seconds']:.0f} s | {met} |"
         )
-    bounded = results["bounded"]
+    bounded = results.get("bounded")
+    if bounded is None:
+        return "\n".join(lines)
     outcome = (
         "reads the bomb's first MiB, then stops with `io.expansion`"
         if bounded["code"] == 2
@@ -171,6 +177,17 @@ def main() -> None:
     parser.add_argument("--lines", type=int, help="the bomb's lines")
     parser.add_argument("--size", type=int, help="the valid corpus's bytes, at least")
     parser.add_argument(
+        "--commands",
+        default=",".join(COMMANDS),
+        help=f"the commands to measure, in this order (default {','.join(COMMANDS)})",
+    )
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="measure nothing: render the results saved in benchmarks/out/memory.json (a run "
+        "stopped early keeps the rows it finished there)",
+    )
+    parser.add_argument(
         "--write-docs", action="store_true", help="put the results in docs/reliability.md"
     )
     options = parser.parse_args()
@@ -178,8 +195,16 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     lines = options.lines or (300_000 if options.quick else 10_000_000)
     size = options.size or (100_000_000 if options.quick else 1_000_000_000)
-    results = measure(lines, size)
-    (OUT / "memory.json").write_text(json.dumps(results, indent=2) + "\n")
+    commands = options.commands.split(",")
+    unknown = sorted(set(commands) - set(COMMANDS))
+    if unknown:
+        parser.error(f"--commands: not a command it measures: {', '.join(unknown)}")
+    save = OUT / "memory.json"
+    if options.render:
+        results = json.loads(save.read_text())
+    else:
+        results = measure(lines, size, commands, save)
+        save.write_text(json.dumps(results, indent=2) + "\n")
     text = markdown(results)
     print(text)
     if options.write_docs:
