@@ -30,8 +30,9 @@ Fault = Callable[[pytest.MonkeyPatch], None]
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    quiet = [] if args[0] in ("query", "schema") else ["--no-progress"]
     try:
-        code = main([*args, "--no-progress"])
+        code = main([*args, *quiet])
     except SystemExit as stop:
         code = int(stop.code or 0)
     return code, capsys.readouterr().err
@@ -92,7 +93,8 @@ FAULTS = {"no-space": _no_space, "no-rename": _no_rename}
 
 @pytest.fixture(scope="module")
 def histories(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Games OpenSpiel can play (its own rules), as the histories ``export`` writes."""
+    """Games OpenSpiel can play (its own rules), as the histories ``export`` writes; beside
+    them, a store of the four-player games for ``query``."""
     folder = tmp_path_factory.mktemp("openspiel")
     games, written = folder / "games.jsonl", folder / "histories.jsonl"
     rule = "failed_nil_tricks_help_partner=true"
@@ -100,32 +102,76 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert main([*simulate, "-o", str(games), "--no-progress"]) == 0
     assert main(["export", "openspiel", str(games), "-o", str(written), "--no-progress"]) in (0, 1)
     assert written.stat().st_size > 0
+    assert main(["ingest", str(FOUR), "--store", str(folder / "store"), "--no-progress"]) == 0
     return written
 
 
 def commands(histories: Path, target: Path) -> dict[str, list[str]]:
     """Each writing command, writing ``target`` (a file; for ingest, a store)."""
     games = histories.with_name("games.jsonl")
+    store = histories.with_name("store")
     jsonl = str(target.with_suffix(".jsonl"))
+    csv = str(target.with_suffix(".csv"))
     return {
         "ingest": ["ingest", str(FOUR), "--store", str(target)],
-        "stats": ["stats", str(FOUR), "-o", str(target.with_suffix(".csv"))],
+        "stats": ["stats", str(FOUR), "-o", csv],
         "migrate": ["migrate", str(FOUR), "--to", "1.1", "-o", jsonl],
+        "migrate --in-place": ["migrate", jsonl, "--to", "1.1", "--in-place"],
         "simulate": ["simulate", "--variant", "two-player", "--games", "20", "-o", jsonl],
+        "simulate into a folder": [
+            *("simulate", "--variant", "two-player", "--games", "3", "-o", str(target)),
+        ],
         "export": ["export", "openspiel", str(games), "-o", jsonl],
         "import": ["import", "openspiel", str(histories), "-o", jsonl],
+        "rescore": ["rescore", str(FOUR), "--rule", "target_score=300", "-o", csv],
+        "ratings": ["ratings", str(FOUR), "-o", csv],
+        "query": ["query", "--store", str(store), "SELECT * FROM games", "-o", csv],
+        "schema": ["schema", "-o", str(target.with_suffix(".json"))],
     }
 
 
-COMMANDS = ("ingest", "stats", "migrate", "simulate", "export", "import")
+COMMANDS = (
+    "ingest",
+    "stats",
+    "migrate",
+    "migrate --in-place",
+    "simulate",
+    "simulate into a folder",
+    "export",
+    "import",
+    "rescore",
+    "ratings",
+    "query",
+    "schema",
+)
+
+
+def written(command: str, target: Path) -> str:
+    """What the message of a failed ``command`` names: the store, the folder's file, or the
+    file."""
+    if command == "ingest":
+        return str(target)
+    if command == "simulate into a folder":
+        return f"game 1 into the folder {target}"
+    if command in ("stats", "rescore", "ratings", "query"):
+        return str(target.with_suffix(".csv"))
+    return str(target.with_suffix(".json" if command == "schema" else ".jsonl"))
 
 
 def prepare(command: str, folder: Path, target: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """An old target to keep: a store of the two-player games, or a file of old bytes."""
+    """An old target to keep: a store of the two-player games, the file ``migrate
+    --in-place`` replaces (the four-player games), or a file of old bytes."""
     if command == "ingest":
         assert run(capsys, "ingest", str(TWO), "--store", str(target))[0] == 0
+    elif command == "migrate --in-place":
+        shutil.copyfile(FOUR, target.with_suffix(".jsonl"))
+    elif command == "simulate into a folder":
+        target.mkdir()
+        (target / "old.json").write_bytes(b"the old contents\n")
     else:
-        suffix = ".csv" if command == "stats" else ".jsonl"
+        suffix = {"schema": ".json"}.get(command, ".jsonl")
+        if command in ("stats", "rescore", "ratings", "query"):
+            suffix = ".csv"
         target.with_suffix(suffix).write_bytes(b"the old contents\n")
 
 
@@ -142,7 +188,7 @@ def test_a_full_disk_leaves_the_target_as_it_was(
     assert code == 2, err
     assert "No space left on device" in err
     assert f"the disk mounted at {small_disk}" in err
-    assert str(target) in err
+    assert written(command, target) in err
     assert "is left as it was" in err
     assert "Traceback" not in err
     assert contents(small_disk) == before
@@ -180,7 +226,42 @@ def test_a_failed_write_or_rename_leaves_the_target_as_it_was(
     assert code == 2, err
     reason = "No space left on device" if fault == "no-space" else "Invalid cross-device link"
     assert reason in err
-    assert str(target) in err
+    assert written(command, target) in err
     assert "is left as it was" in err
     assert "Traceback" not in err
     assert contents(folder) == before
+
+
+def test_simulate_into_a_folder_says_which_games_it_wrote_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder gets one file per game, each written atomically: a disk that fills up at
+    the third game leaves the first two whole, says so, and changes nothing else."""
+    folder = tmp_path / "games"
+    folder.mkdir()
+    (folder / "old.json").write_bytes(b"the old contents\n")
+    synced = 0
+    real = os.fsync
+
+    def fsync(fd: int) -> None:
+        nonlocal synced
+        synced += 1
+        if synced == 3:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    code, err = run(
+        capsys, "simulate", "--variant", "two-player", "--games", "5", "-o", str(folder)
+    )
+    monkeypatch.undo()
+    assert code == 2, err
+    assert f"cannot write game 3 into the folder {folder}: No space left on device" in err
+    assert f"the 2 game(s) before it were written whole; nothing else in {folder}" in err
+    assert "Traceback" not in err
+    files = sorted(path.name for path in folder.iterdir())
+    assert files[0] == "old.json"
+    assert len(files) == 3
+    assert (folder / "old.json").read_bytes() == b"the old contents\n"
+    for name in files[1:]:
+        assert main(["validate", "--no-progress", str(folder / name)]) == 0

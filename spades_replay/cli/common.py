@@ -471,11 +471,15 @@ def terminal_text(data: bytes) -> bytes:
 
 
 def write_failed(
-    target: str | os.PathLike[str], error: OSError, what: str | None = None
+    target: str | os.PathLike[str],
+    error: OSError,
+    what: str | None = None,
+    left: str | None = None,
 ) -> UsageError:
     """The usage error (exit 2) of a write to ``target`` that failed and left it as it was
-    (every write is atomic): what was written (``what``, else the target), why, and for a
-    full disk, which disk (where it is mounted) and the room left on it."""
+    (every write is atomic), or as ``left`` says: what was written (``what``, else the
+    target), why, and for a full disk, which disk (where it is mounted) and the room left
+    on it."""
     name = safe(str(target), 500)
     text = f"cannot write {what or name}: {error.strerror or error}"
     if error.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -487,7 +491,7 @@ def write_failed(
         except OSError:
             free = "its room unknown"
         text += f" (the disk mounted at {safe(str(mount), 500)}, {free})"
-    return UsageError(f"{text}; {name} is left as it was")
+    return UsageError(f"{text}; {left or f'{name} is left as it was'}")
 
 
 def mount_point(path: str | os.PathLike[str]) -> Path:

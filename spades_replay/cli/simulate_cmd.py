@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
@@ -152,7 +153,7 @@ def run(arguments: argparse.Namespace) -> int:
     except ValueError as error:
         raise UsageError(safe(str(error), 1000)) from None
     except OSError as error:
-        raise write_failed(arguments.output, error) from None
+        raise _write_failed(arguments.output, error, tally.games) from None
     out.print(
         Text(f"wrote {tally.games} {spec.variant.value} game(s) to {safe(arguments.output, 500)}")
     )
@@ -161,6 +162,20 @@ def run(arguments: argparse.Namespace) -> int:
             Text(unfinished_warning(tally, spec.max_hands, arguments.bot), style="bold yellow")
         )
     return EXIT_OK
+
+
+def _write_failed(output: str, error: OSError, games: int) -> UsageError:
+    """A failed write of a corpus file (left as it was), or of a game into a folder (the
+    games before it are written whole, each file atomically)."""
+    if not os.path.isdir(output):
+        return write_failed(output, error)
+    name = safe(output, 500)
+    left = (
+        None
+        if not games
+        else f"the {games} game(s) before it were written whole; nothing else in {name} was changed"
+    )
+    return write_failed(output, error, f"game {games + 1} into the folder {name}", left)
 
 
 def unfinished_warning(tally: Tally, max_hands: int, bot: str) -> str:
