@@ -400,3 +400,24 @@ def test_a_repeated_invalid_line_gets_the_report_it_would_alone(tmp_path: Path) 
                 if line and line != GOOD
             ]
             assert found == expected, (name, most, jobs)
+
+
+def test_a_bomb_of_refused_headers_never_loads_the_models(tmp_path: Path) -> None:
+    """Lines refused by their opening or their header are judged without pydantic or the
+    format's models, so such a bomb is read in the memory of a valid corpus (which takes the
+    accept path, without them too)."""
+    lines = [b"{}"] * 50 + [b'{"format": "x"}', b"[1]", b'{"format": "spades-replay"}']
+    path = corpus(tmp_path, lines, "bomb.jsonl.gz")
+    probe = (
+        "import sys\n"
+        "from spades_replay.replayer.validate import CorpusValidation\n"
+        f"found = [r.problems[0].code.value for r in CorpusValidation([{str(path)!r}])]\n"
+        "print(sorted(set(found)), len(found))\n"
+        "print('pydantic' in sys.modules, 'spades_replay.record.models' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    codes, loaded = done.stdout.splitlines()
+    expected = ["format.not-a-record", "format.not-object", "format.version"]
+    assert codes == f"{expected} 53"
+    assert loaded == "False False"

@@ -274,3 +274,48 @@ def test_a_located_problem_keeps_every_other_field() -> None:
         problem, source="elsewhere", line=9
     )
     assert problem.located(None) == dataclasses.replace(problem, source=None, line=None)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"{}",
+        b"  {}",
+        b"\xef\xbb\xbf{}",
+        b"[]",
+        b"7",
+        b'"x"',
+        b"{",
+        b"{} {}",
+        b'{"format": null}',
+        b'{"format": "Spades-replay", "version": "1.0"}',
+        b'{"format": "spades-replay"}',
+        b'{"format": "spades-replay", "version": 1.0}',
+        b'{"format": "spades-replay", "version": "2.0"}',
+        b'{"format": "spades-replay", "version": "1.9"}',
+        b'{"format": "spades-replay", "version": "01.0"}',
+        b'{"format": "spades-replay", "version": "1.0\\n"}',
+        b'{"format": "spades-replay", "version": "1.0"}',
+        b" " * 300,
+    ],
+)
+def test_what_is_refused_before_the_models_is_what_loads_refuses(data: bytes) -> None:
+    """``refuse_early`` raises exactly the error ``loads`` raises, or nothing where only the
+    models can tell; and a valid record passes it."""
+    from spades_replay.errors import Problem
+    from spades_replay.plumbing.limits import Limits
+    from spades_replay.record.header import refuse_early
+
+    for limits in (Limits(), Limits(record_bytes=100)):
+        early: tuple[Problem, ...] = ()
+        try:
+            refuse_early(data, limits)
+        except FormatError as error:
+            early = error.problems
+        with pytest.raises(FormatError) as late:
+            loads(data, limits)
+        assert early in ((), late.value.problems)
+    refuse_early(TWO.read_bytes())
+    for refused in (b"{}", b"[]", b'{"format": "spades-replay", "version": "2.0"}'):
+        with pytest.raises(FormatError):
+            refuse_early(refused)

@@ -16,35 +16,18 @@ from typing import IO, Any
 import orjson
 from pydantic import ValidationError
 
-from spades_replay.errors import Code, FormatError, Problem
+from spades_replay.errors import Code, FormatError
 from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.corpus import is_gzip_name
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
-from spades_replay.record.models import (
-    FORMAT_NAME,
-    FORMAT_VERSION,
-    RECORD_ADAPTER,
-    AnyRecord,
-)
-from spades_replay.record.problems import TOO_LARGE, json_type, problems_from_validation, quote
+from spades_replay.record.header import check_header as check_header
+from spades_replay.record.header import check_opening
+from spades_replay.record.header import check_size as check_size
+from spades_replay.record.header import fail as _fail
+from spades_replay.record.models import RECORD_ADAPTER, AnyRecord
+from spades_replay.record.problems import TOO_LARGE, problems_from_validation, quote
 
 BOM = b"\xef\xbb\xbf"
-_VERSION = re.compile(r"^(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$")
-_READER_MAJOR, _READER_MINOR = (int(part) for part in FORMAT_VERSION.split("."))
-_READABLE = FORMAT_VERSION if _READER_MINOR == 0 else f"{_READER_MAJOR}.0 to {FORMAT_VERSION}"
-
-
-def _fail(code: Code, message: str, pointer: str = "") -> FormatError:
-    return FormatError((Problem(code, message, pointer),))
-
-
-def check_size(size: int, limits: Limits = DEFAULT_LIMITS) -> None:
-    """Raise ``format.limit`` when a record of ``size`` bytes is over the limit."""
-    if size > limits.record_bytes:
-        raise _fail(
-            Code.FORMAT_LIMIT,
-            f"the record exceeds the size limit of {limits.record_bytes} bytes",
-        )
 
 
 def parse_json(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> Any:
@@ -106,38 +89,6 @@ def _encoding_message(data: bytes | str, detail: str) -> str:
     return f"not UTF-8 text: {detail}"
 
 
-def check_header(value: Any) -> None:
-    """Check that a parsed value claims to be a record of a version this reader reads."""
-    if not isinstance(value, dict):
-        raise _fail(Code.FORMAT_NOT_OBJECT, f"a record is a JSON object, got {json_type(value)}")
-    name = value.get("format")
-    if name != FORMAT_NAME:
-        found = "no 'format' key" if "format" not in value else f"'format' is {quote(name)}"
-        raise _fail(
-            Code.FORMAT_NOT_A_RECORD,
-            f"not a spades-replay record: {found}, not '{FORMAT_NAME}'",
-            "/format",
-        )
-    version = value.get("version")
-    match = _VERSION.match(version) if isinstance(version, str) else None
-    if match is None:
-        found = "missing" if "version" not in value else quote(version)
-        raise _fail(
-            Code.FORMAT_VERSION,
-            f"'version' must be 'MAJOR.MINOR', e.g. '{FORMAT_VERSION}'; got {found}",
-            "/version",
-        )
-    major, minor = int(match.group(1)), int(match.group(2))
-    if major != _READER_MAJOR or minor > _READER_MINOR:
-        newer = (major, minor) > (_READER_MAJOR, _READER_MINOR)
-        advice = "a newer spades-replay reads it" if newer else "no reader of it is known"
-        raise _fail(
-            Code.FORMAT_VERSION,
-            f"the record is format {version} but this reader reads format {_READABLE}; {advice}",
-            "/version",
-        )
-
-
 def from_data(value: Any, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     """The record held by an already-parsed JSON value; raises :class:`FormatError`."""
     check_header(value)
@@ -146,30 +97,6 @@ def from_data(value: Any, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
         return RECORD_ADAPTER.validate_python(value, context=context)
     except ValidationError as error:
         raise FormatError(problems_from_validation(error)) from None
-
-
-_OPENINGS = {
-    ord("["): "an array",
-    ord('"'): "a string",
-    ord("t"): "a boolean",
-    ord("f"): "a boolean",
-    ord("n"): "null",
-    **{ord(char): "a number" for char in "-0123456789"},
-}
-"""What a JSON document is, by its first character, when it is not an object."""
-_LEADING = re.compile(rb"(?:\xef\xbb\xbf)?[ \t\r\n]*")
-
-
-def _check_opening(data: bytes | str) -> None:
-    """Refuse a document that opens as anything but an object (``format.not-object``)
-    before parsing it: a large JSON array is never built in memory only to be refused."""
-    raw = data if isinstance(data, bytes | bytearray) else data[:64].encode("utf-8", "replace")
-    start = _LEADING.match(raw)
-    index = start.end() if start is not None else 0
-    if index < len(raw) and raw[index] in _OPENINGS:
-        raise _fail(
-            Code.FORMAT_NOT_OBJECT, f"a record is a JSON object, got {_OPENINGS[raw[index]]}"
-        )
 
 
 def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
@@ -183,7 +110,7 @@ def loads(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> AnyRecord:
     pydantic's errors, from the same JSON-mode validation as the fast path.
     """
     check_size(len(data), limits)
-    _check_opening(data)
+    check_opening(data)
     context = None if limits is DEFAULT_LIMITS else {"limits": limits}
     try:
         return RECORD_ADAPTER.validate_json(data, context=context)

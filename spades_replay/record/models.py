@@ -39,12 +39,11 @@ from pydantic_core import PydanticCustomError
 
 from spades_replay.engine.rules import OPTION, OPTIONS, Option, RuleValue, lose_score_problem
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.record.header import FORMAT_NAME as FORMAT_NAME
+from spades_replay.record.header import FORMAT_VERSION as FORMAT_VERSION
 from spades_replay.record.shape import CARD_NAMES as CARD_NAMES
 from spades_replay.record.shape import EXTENSION_PREFIX, TEXT_CHARS, free_form_problem
 
-FORMAT_NAME = "spades-replay"
-FORMAT_VERSION = "1.1"
-"""The version writers write, and the newest this reader reads."""
 VERSIONS = ("1.0", "1.1")
 """Every version this reader reads, oldest first (all of major version 1)."""
 Version = Literal["1.0", "1.1"]

@@ -14,6 +14,8 @@ from pydantic_core import ErrorDetails
 
 from spades_replay.engine.rules import OPTION, not_an_option
 from spades_replay.errors import Code, Problem
+from spades_replay.record.header import json_type as json_type
+from spades_replay.record.header import quote as quote
 from spades_replay.record.models import EXTENSION_PATTERN
 
 _CARD_FIELDS = frozenset({"deck", "deal", "plays", "out", "in"})
@@ -33,7 +35,6 @@ _TYPE_NAMES = {
     "list_type": "an array",
     "none_required": "null",
 }
-_QUOTE_LIMIT = 60
 _OPTION_CODES = {
     **dict.fromkeys(_TYPE_NAMES, Code.FORMAT_TYPE),
     **dict.fromkeys(
@@ -52,39 +53,6 @@ def json_pointer(path: Iterable[str | int]) -> str:
     '/meta/a~1b~0c'
     """
     return "".join("/" + str(part).replace("~", "~0").replace("/", "~1") for part in path)
-
-
-def json_type(value: object) -> str:
-    """The JSON name of a parsed value's type."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "a number"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def quote(value: object) -> str:
-    """A short, escaped rendering of an input value for messages."""
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list | tuple):
-        return f"an array of {len(value)}"
-    text = (
-        "null" if value is None else str(value).lower() if isinstance(value, bool) else repr(value)
-    )
-    if len(text) > _QUOTE_LIMIT:
-        text = text[: _QUOTE_LIMIT - 5] + "...'"
-    return text
 
 
 TOO_LARGE = "a number too large"

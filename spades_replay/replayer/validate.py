@@ -32,6 +32,7 @@ from spades_replay.plumbing.corpus import (
 )
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.plumbing.parallel import Jobs, ProgressCallback, ordered_map, workers
+from spades_replay.record.header import refuse_early
 from spades_replay.record.shape import accepts
 from spades_replay.replayer.verify import GameFigures, verify
 
@@ -146,10 +147,13 @@ def _peek(data: bytes) -> tuple[str | None, str | None]:
 def _loaded(
     data: bytes, source: str | None, line: int | None, limits: Limits
 ) -> AnyRecord | RecordReport:
-    """The record in ``data``, or the report of why it is not one."""
-    from spades_replay.record.io import loads
-
+    """The record in ``data``, or the report of why it is not one. A document refused by its
+    size, its opening or its header is refused without the models (nor pydantic) being
+    loaded: a corpus of such lines is read in the memory a valid one takes."""
     try:
+        refuse_early(data, limits)
+        from spades_replay.record.io import loads
+
         return loads(data, limits)
     except FormatError as error:
         opens_an_object = all(
