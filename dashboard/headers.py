@@ -113,15 +113,8 @@ def configured(frame: pl.DataFrame) -> dict[str, Any]:
     return {name: COLUMNS[name] for name in frame.columns if name in COLUMNS}
 
 
-def header(name: str) -> str:
-    """The header a column shows (its name when it has none of its own)."""
-    config = COLUMNS.get(name)
-    if config is None:
-        return name
-    return str(config["label"])
-
-
-def table(frame: pl.DataFrame, key: str, place: Any = None, **options: Any) -> None:
-    """Show ``frame`` as a table with its columns configured, no index, as wide as its place."""
+def table(frame: pl.DataFrame, key: str, place: Any = None) -> None:
+    """Show ``frame`` as a table with its columns configured, no index, as wide as its place
+    (``place``: a column, say; the page when ``None``)."""
     where = st if place is None else place
-    where.dataframe(frame, hide_index=True, column_config=configured(frame), key=key, **options)
+    where.dataframe(frame, hide_index=True, column_config=configured(frame), key=key)

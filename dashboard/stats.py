@@ -31,6 +31,7 @@ CORPUS_TIME_CAP = 10.0
 """The time cap offered for each hand of a corpus analysis."""
 
 REQUESTED = "double-dummy corpus"
+"""Session key: the games, time cap and workers of the analysis last asked for."""
 
 TWO_PLAYER_HAND_S = 0.03
 FOUR_PLAYER_HAND_S = 11.0
@@ -79,9 +80,6 @@ def _too_long(context: Context, hands: int, estimate: float, time_cap: float, jo
         f"--jobs {jobs}\nspades-replay dashboard --store {target}",
         language="bash",
     )
-
-
-"""Session key: the games, time cap and workers of the analysis last asked for."""
 
 
 def page() -> StreamlitPage:
