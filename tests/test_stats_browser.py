@@ -133,7 +133,7 @@ def test_a_players_page_is_linked_and_survives_a_reload(server: str, browser: Br
     picker = page.get_by_role("combobox", name="Player (type to search)", exact=True)
     expect(picker).to_have_value("Beth (heuristic-beth)")
     browser.settled()
-    assert re.search(r"[?&]player=heuristic-beth\b", page.url)
+    expect(page).to_have_url(re.compile(r"[?&]player=heuristic-beth\b"))
     page.reload(wait_until="domcontentloaded")
     expect(picker).to_have_value("Beth (heuristic-beth)")
     plots_drew(page, [2, 1])
