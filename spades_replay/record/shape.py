@@ -25,8 +25,8 @@ A differential test holds it equal to the models (``tests/test_shape.py``: every
 both conformance sets, simulated corpora, every mutant, hypothesis inputs; and every input
 of ``./dev fuzz``), and compares its tables with the models' JSON Schema.
 
->>> import orjson
->>> accepts(orjson.loads(open("fixtures/two-player/mercy.json", "rb").read()))
+>>> import orjson, pathlib
+>>> accepts(orjson.loads(pathlib.Path("fixtures/two-player/mercy.json").read_bytes()))
 True
 >>> accepts({"format": "spades-replay", "version": "1.1", "variant": "two-player"})
 False
