@@ -279,12 +279,15 @@ class Board {
       window.history.replaceState(window.history.state, "", url);
     }
     if (this.timer !== null) window.clearTimeout(this.timer);
+    this.root.dataset.told = "no";
     this.timer = window.setTimeout(() => this.flush(), REPORT_DELAY_MS);
   }
 
+  // data-told on the board says whether Python has been sent the position shown
   flush() {
     this.timer = null;
     if (this.report) this.report({ hand: this.game.hands[this.hand].number, step: this.step });
+    this.root.dataset.told = "yes";
   }
 
   // --- drawing --------------------------------------------------------------------------

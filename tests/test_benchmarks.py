@@ -32,6 +32,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     figures = run.stage_figures(lines, 1)
     assert set(figures) == {
         "parse",
+        "shape",
         "load",
         "verify",
         "verify-python",

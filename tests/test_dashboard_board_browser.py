@@ -293,7 +293,7 @@ def test_a_large_store_keeps_the_game_on_every_page(store_server: str, browser: 
     page.keyboard.press("PageDown")
     page.keyboard.press("ArrowRight")
     _at(page, 2, 1)
-    browser.settled()
+    _told(page, browser)
     for name in ("Game charts", "What-if", "Corpus stats", "Validate", "Replay"):
         page.get_by_role("link", name=name).click()
         expect(page).to_have_url(re.compile(r"game=four-player-s12-000007~5"))
@@ -304,6 +304,15 @@ def test_a_large_store_keeps_the_game_on_every_page(store_server: str, browser: 
     _at(page, 2, 1)
     # the fifth game of that id is game 107 of the store, line 108 of its file
     expect(page.get_by_text(re.compile("many\u2060?\\.jsonl:\u2060?108$"))).to_be_visible()
+
+
+def _told(page: Any, browser: Browser) -> None:
+    """Wait until the board has sent Python its position (it does so a moment after the last
+    step) and the run that takes it has ended: a page left before then opens on the position
+    Python last heard."""
+    expect(page.locator(".board")).to_have_attribute("data-told", "yes")
+    page.wait_for_timeout(250)  # the run the report starts, begun
+    browser.settled()
 
 
 def _texts(page: Any) -> str:

@@ -44,8 +44,8 @@ engine's :func:`~spades_replay.engine.tricks.opening_leader` names the holder of
 exchange, who must lead it. Unfinished hands are left to the engine: the verifier answers
 ``None`` for them.
 
->>> import orjson
->>> figures = verify(orjson.loads(open("fixtures/two-player/mercy.json", "rb").read()))
+>>> import orjson, pathlib
+>>> figures = verify(orjson.loads(pathlib.Path("fixtures/two-player/mercy.json").read_bytes()))
 >>> figures.complete, figures.reason, figures.hands[0].tricks
 (True, 'mercy', (8, 5))
 """
