@@ -18,7 +18,7 @@ from . import headers, replay, urlstate
 from .markup import md, plain, plot_text
 from .selection import player_options
 from .stats import shown_tables
-from .widgets import current, set_value
+from .widgets import current, excluded, set_value
 
 PLAYER = "player"
 """The session key of the player shown (the leaderboard's *Open her page* sets it)."""
@@ -125,7 +125,7 @@ def render() -> None:
     seats = tables.seat_hands.select("game", "player_key", "player")
     options = player_options(seats)
     if not options:
-        st.info("No player to show: nothing is loaded, or nothing passes the sidebar's filters.")
+        st.info(excluded(context, "No player to show"))
         return
     keys = list(options)
     linked = urlstate.take(PLAYER)

@@ -24,8 +24,8 @@ from spades_replay.stats.tables import Tables, rules_legend, short_rules_label
 
 from . import data, figures, headers, store
 from .markup import md, plain
-from .selection import Filters, excluding, game_numbers
-from .widgets import Context, current
+from .selection import Filters
+from .widgets import Context, current, excluded
 
 CORPUS_TIME_CAP = 10.0
 """The time cap offered for each hand of a corpus analysis."""
@@ -285,24 +285,6 @@ PLAYER_CHARTS = (
 """The per-player charts: key, figure, and the line that explains it."""
 
 
-def excluded(context: Context) -> str:
-    """Why no game passes the filters: the filter that excluded the last of them."""
-    if context.store is not None:
-        directory, key = context.store.directory, context.store.key
-        name = excluding(
-            lambda step: len(store.game_numbers(directory, key, step)), context.filters
-        )
-    else:
-        tables, seats = context.loaded.tables, context.loaded.seats
-        name = excluding(lambda step: game_numbers(tables, seats, step).len(), context.filters)
-    if name is None:
-        return "No game to count: nothing is loaded yet; give paths or upload records."
-    return (
-        f"No game to count: the {name} filter in the sidebar excluded every game the filters "
-        "above it left. Widen it."
-    )
-
-
 def render() -> None:
     """Draw the page."""
     st.title("Corpus stats")
@@ -313,7 +295,7 @@ def render() -> None:
     context = current()
     counted = _counted(context)
     if counted is None:
-        st.info(excluded(context))
+        st.info(excluded(context, "No game to count"))
         return
     players = counted.players
     columns = st.columns(4)

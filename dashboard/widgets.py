@@ -23,10 +23,18 @@ from streamlit.runtime.uploaded_file_manager import UploadedFile
 from spades_replay.replayer.replay import Replay
 from spades_replay.stats.tables import Tables
 
-from . import urlstate
+from . import store, urlstate
 from .data import UPLOAD_BYTES, GameRef, Loaded, Upload, replay_of
 from .markup import md
-from .selection import Filters, game_labels, game_of_token, game_tokens, search
+from .selection import (
+    Filters,
+    excluding,
+    game_labels,
+    game_numbers,
+    game_of_token,
+    game_tokens,
+    search,
+)
 from .store import StoreView
 
 CONTEXT = "context"
@@ -228,6 +236,25 @@ def _chosen(context: Context, games: pl.DataFrame) -> int | None:
     return int(number)
 
 
+def excluded(context: Context, nothing: str) -> str:
+    """Why no game passes the sidebar's filters, after ``nothing`` ("No game to show"): the
+    filter that excluded the last of them; or that no valid game is loaded at all."""
+    if context.store is not None:
+        directory, key = context.store.directory, context.store.key
+        name = excluding(
+            lambda step: len(store.game_numbers(directory, key, step)), context.filters
+        )
+    else:
+        tables, seats = context.loaded.tables, context.loaded.seats
+        name = excluding(lambda step: game_numbers(tables, seats, step).len(), context.filters)
+    if name is None:
+        return "No valid game is loaded: give paths or upload records in the sidebar."
+    return (
+        f"{nothing}: the {name} filter in the sidebar excluded every game the filters "
+        "above it left. Widen it."
+    )
+
+
 def pick_game(context: Context) -> Picked | None:
     """The game picker (games that pass the filters); the replay of the game picked, or
     ``None`` (with a message) when there is none to show. The game the session holds stays
@@ -235,10 +262,7 @@ def pick_game(context: Context) -> Picked | None:
     Replay page's switch) the labels leave out how the games ended."""
     games = context.view.games
     if games.height == 0:
-        if context.loaded.refs or context.store is not None:
-            st.info("No game matches the filters in the sidebar.")
-        else:
-            st.info("No valid game is loaded: give paths or upload records in the sidebar.")
+        st.info(excluded(context, "No game to show"))
         return None
     _arrived(context, games)
     chosen = _chosen(context, games)

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 import polars as pl
 import pytest
-from spades_replay.dashboard import board, data, markup, selection, sidebar, timeline
+from spades_replay.dashboard import board, data, markup, selection, sidebar, timeline, widgets
 from spades_replay.dashboard.markup import cards_md
 
 import spades_replay
@@ -416,6 +416,25 @@ def test_when_no_game_passes_the_filter_that_excluded_them_is_named() -> None:
     assert selection.excluding(count, megan_four) == "player"
     assert selection.excluding(count, Filters(("three-player",))) == "variant"
     assert selection.excluding(lambda _: 0, megan_four) is None  # nothing loaded at all
+
+
+def test_every_page_says_which_filter_left_no_game() -> None:
+    loaded = _loaded()
+    Filters = selection.Filters  # noqa: N806 (the class, by its name)
+
+    def context(filters: selection.Filters) -> widgets.Context:
+        return widgets.Context((), loaded, filters, loaded.tables, {})
+
+    said = widgets.excluded(context(Filters(("two-player",), ("nope",))), "No game to show")
+    assert said.startswith("No game to show: the rules filter in the sidebar excluded")
+    said = widgets.excluded(context(Filters((), (), ("nobody",))), "No player to show")
+    assert said.startswith("No player to show: the player filter")
+    nothing = selection.apply(loaded.tables, loaded.seats, Filters(("nope",)))
+    empty = dataclasses.replace(loaded, tables=nothing)
+    said = widgets.excluded(
+        widgets.Context((), empty, Filters(), empty.tables, {}), "No game to count"
+    )
+    assert said.startswith("No valid game is loaded: give paths")
 
 
 def test_results_put_the_winners_score_first() -> None:

@@ -17,6 +17,21 @@ from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 
 FORMAT_NAME = "spades-replay"
 FORMAT_VERSION = "1.1"
+
+KEY_ORDER = (
+    "format",
+    "version",
+    "game_id",
+    "variant",
+    "rules",
+    "players",
+    "first_dealer",
+    "meta",
+    "hands",
+    "result",
+)
+"""A record's top-level keys, in the order they are written
+(docs/format.md, "Writing records")."""
 """The version writers write, and the newest this reader reads."""
 
 _VERSION = re.compile(r"^(0|[1-9][0-9]{0,5})\.(0|[1-9][0-9]{0,5})$")

@@ -41,6 +41,7 @@ from spades_replay.engine.rules import OPTION, OPTIONS, Option, RuleValue, lose_
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record.header import FORMAT_NAME as FORMAT_NAME
 from spades_replay.record.header import FORMAT_VERSION as FORMAT_VERSION
+from spades_replay.record.header import KEY_ORDER as KEY_ORDER
 from spades_replay.record.shape import CARD_NAMES as CARD_NAMES
 from spades_replay.record.shape import EXTENSION_PREFIX, TEXT_CHARS, free_form_problem
 
@@ -121,21 +122,6 @@ Draft = Annotated[
     ),
 ]
 Points = Annotated[int, Strict(), Field(ge=-10_000_000, le=10_000_000)]
-
-
-KEY_ORDER = (
-    "format",
-    "version",
-    "game_id",
-    "variant",
-    "rules",
-    "players",
-    "first_dealer",
-    "meta",
-    "hands",
-    "result",
-)
-"""The order of the top-level keys on output (docs/format.md, "Writing records")."""
 
 
 def _extension_schema(schema: dict[str, Any]) -> None:

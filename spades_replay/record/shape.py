@@ -44,6 +44,7 @@ import orjson
 
 from spades_replay.engine.rules import OPTIONS, Option
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
+from spades_replay.record.header import KEY_ORDER
 
 __all__ = [
     "CARD_NAMES",
@@ -73,20 +74,7 @@ INT_RANGE = (-(2**63), 2**64 - 1)
 """The integers JSON tools agree on (orjson writes no others)."""
 
 FIELDS: dict[str, frozenset[str]] = {
-    "record": frozenset(
-        (
-            "format",
-            "version",
-            "game_id",
-            "variant",
-            "rules",
-            "players",
-            "first_dealer",
-            "meta",
-            "hands",
-            "result",
-        )
-    ),
+    "record": frozenset(KEY_ORDER),
     "rules": frozenset(row.name for row in OPTIONS),
     "player": frozenset(("name", "id")),
     "hand2": frozenset(("deck", "draft", "bids", "exchanges", "plays", "result")),
