@@ -114,6 +114,20 @@ def _rate(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
+def _penalties_and_nils(tally: dict[str, Any]) -> dict[str, Any]:
+    """The bag penalty and Nil / Blind Nil columns, alike in the player and variant rows."""
+    return {
+        "bag_penalties": tally["bag_penalties"],
+        "bag_penalties_per_game": tally["bag_penalties"] / tally["games"],
+        "nil_attempts": tally["nil_attempts"],
+        "nil_made": tally["nil_made"],
+        "nil_rate": _rate(tally["nil_made"], tally["nil_attempts"]),
+        "blind_nil_attempts": tally["blind_nil_attempts"],
+        "blind_nil_made": tally["blind_nil_made"],
+        "blind_nil_rate": _rate(tally["blind_nil_made"], tally["blind_nil_attempts"]),
+    }
+
+
 def player_rows(
     records: list[dict[str, Any]], rules_key: Callable[[dict[str, Any]], str]
 ) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -174,14 +188,7 @@ def player_rows(
             "over_rate": _rate(tally["over"], tally["bids"]),
             "set_rate": _rate(tally["set"], tally["bids"]),
             "bags_per_hand": sum(tally["bags"]) / tally["hands"],
-            "bag_penalties": tally["bag_penalties"],
-            "bag_penalties_per_game": tally["bag_penalties"] / tally["games"],
-            "nil_attempts": tally["nil_attempts"],
-            "nil_made": tally["nil_made"],
-            "nil_rate": _rate(tally["nil_made"], tally["nil_attempts"]),
-            "blind_nil_attempts": tally["blind_nil_attempts"],
-            "blind_nil_made": tally["blind_nil_made"],
-            "blind_nil_rate": _rate(tally["blind_nil_made"], tally["blind_nil_attempts"]),
+            **_penalties_and_nils(tally),
         }
     return rows
 
@@ -239,13 +246,6 @@ def variant_rows(
             "sets": tally["sets"],
             "set_rate": _rate(tally["sets"], tally["contracts"]),
             "bags_per_side_hand": sum(tally["bags"]) / sides if sides else None,
-            "bag_penalties": tally["bag_penalties"],
-            "bag_penalties_per_game": tally["bag_penalties"] / tally["games"],
-            "nil_attempts": tally["nil_attempts"],
-            "nil_made": tally["nil_made"],
-            "nil_rate": _rate(tally["nil_made"], tally["nil_attempts"]),
-            "blind_nil_attempts": tally["blind_nil_attempts"],
-            "blind_nil_made": tally["blind_nil_made"],
-            "blind_nil_rate": _rate(tally["blind_nil_made"], tally["blind_nil_attempts"]),
+            **_penalties_and_nils(tally),
         }
     return rows
