@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import shutil
-import subprocess
-import sysconfig
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +30,7 @@ from spades_replay.record.schema import json_schema
 from spades_replay.replayer.validate import check_bytes, verify_bytes
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
+from .support.ckernels import can_build, compile_strictly
 from .support.games import simulated
 from .support.mutate import mutated
 from .support.shape import assert_shape_agrees, reshaped
@@ -162,31 +160,17 @@ def test_the_tables_are_the_models(kind: str) -> None:
         assert set(definitions["HandClaim2"]["properties"]) == shape.FIELDS[kind]
 
 
-def _can_build() -> bool:
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    include = Path(sysconfig.get_paths()["include"]) / "Python.h"
-    return include.exists() and shutil.which(compiler) is not None
-
-
 def test_the_kernel_compiles_without_warnings(tmp_path: Path) -> None:
     """``_shape_kernel.c`` compiles under -Wall -Wextra -Werror (the install builds the
     optional extension quietly, so a warning would otherwise go unseen)."""
-    if not _can_build():
+    if not can_build():
         pytest.skip("no C compiler or no Python headers here: the kernel cannot be built")
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    include = sysconfig.get_paths()["include"]
-    flags = ["-Wall", "-Wextra", "-Werror", "-fPIC", "-c"]
-    done = subprocess.run(
-        [compiler, *flags, f"-I{include}", str(SOURCE), "-o", str(tmp_path / "kernel.o")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = compile_strictly(SOURCE, tmp_path / "kernel.o")
     assert done.returncode == 0, done.stderr
 
 
 def test_the_kernel_is_built_where_a_compiler_is() -> None:
-    if _can_build():
+    if can_build():
         assert shape.COMPILED_HAND is not None, "a compiler is here, but the kernel was not built"
 
 

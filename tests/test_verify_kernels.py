@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
@@ -33,13 +31,7 @@ from spades_replay.replayer.verify import (
     Kernel,
 )
 
-
-def _can_build() -> bool:
-    """Whether this Python could build the extension: a C compiler and Python's headers."""
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    headers = Path(sysconfig.get_paths()["include"]) / "Python.h"
-    return shutil.which(compiler) is not None and headers.is_file()
-
+from .support.ckernels import can_build, compile_strictly
 
 needs_compiled = pytest.mark.skipif(
     COMPILED_KERNEL is None, reason="the compiled kernel is not built here (no C compiler)"
@@ -47,7 +39,7 @@ needs_compiled = pytest.mark.skipif(
 
 
 def test_the_compiled_kernel_is_built_wherever_it_can_be() -> None:
-    if not _can_build():
+    if not can_build():
         pytest.skip("no C compiler or no Python headers here: the kernel cannot be built")
     assert COMPILED_KERNEL is not None, "the C source did not build (pip install -v shows why)"
 
@@ -58,17 +50,9 @@ SOURCE = Path(__file__).resolve().parents[1] / "spades_replay" / "replayer" / "_
 def test_the_c_source_compiles_without_a_warning(tmp_path: Path) -> None:
     """The system's C compiler, every common warning on and each an error: the install
     builds the optional extension quietly, so a warning would otherwise go unseen."""
-    if not _can_build():
+    if not can_build():
         pytest.skip("no C compiler or no Python headers here: the kernel cannot be built")
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    include = sysconfig.get_paths()["include"]
-    flags = ["-Wall", "-Wextra", "-Werror", "-fPIC", "-c"]
-    done = subprocess.run(
-        [compiler, *flags, f"-I{include}", str(SOURCE), "-o", str(tmp_path / "kernel.o")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = compile_strictly(SOURCE, tmp_path / "kernel.o")
     assert done.returncode == 0, done.stderr
 
 
