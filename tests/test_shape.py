@@ -12,7 +12,6 @@ models' JSON Schema, and its compiled kernel compiles cleanly.
 
 from __future__ import annotations
 
-import gzip
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,7 +30,7 @@ from spades_replay.replayer.validate import check_bytes, verify_bytes
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES
 from .support.ckernels import can_build, compile_strictly
-from .support.games import simulated
+from .support.games import fixture_records, simulated
 from .support.mutate import mutated
 from .support.shape import assert_shape_agrees, reshaped
 
@@ -41,15 +40,7 @@ SOURCE = Path(shape.__file__).with_name("_shape_kernel.c")
 
 def records() -> Iterator[tuple[str, bytes]]:
     """Every fixture (files and corpus lines) and every conformance record."""
-    for path in sorted(FIXTURES.rglob("*")):
-        if path.suffix == ".json":
-            yield str(path.relative_to(FIXTURES)), path.read_bytes()
-        elif path.name.endswith((".jsonl", ".jsonl.gz")):
-            raw = path.read_bytes()
-            text = gzip.decompress(raw) if path.suffix == ".gz" else raw
-            for number, line in enumerate(text.splitlines(), start=1):
-                if line.strip():
-                    yield f"{path.relative_to(FIXTURES)}:{number}", line
+    yield from fixture_records()
     for folder in (CONFORMANCE, CONFORMANCE_1_1):
         for path in sorted(folder.rglob("*.json")):
             if path.name not in ("EXPECTED.json", "RESCORE.json", "REFUSED.json"):

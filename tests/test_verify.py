@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import gzip
 import os
 import random
 from collections.abc import Iterator
@@ -44,7 +43,7 @@ from spades_replay.stats.collect import RowSink
 from spades_replay.stats.tables import TableRows
 
 from .conftest import CONFORMANCE, CONFORMANCE_1_1, FIXTURES, other_verifier_kernels
-from .support.games import random_rules, simulated
+from .support.games import fixture_records, random_rules, simulated
 from .support.mutate import mutated
 
 EXAMPLES = int(os.environ.get("SPADES_FUZZ_EXAMPLES", "300"))
@@ -95,18 +94,6 @@ def agree_bytes(data: bytes) -> bool:
         return False
     agree(record)
     return report.valid
-
-
-def fixture_records() -> Iterator[tuple[str, bytes]]:
-    for path in sorted(FIXTURES.rglob("*")):
-        if path.suffix == ".json":
-            yield str(path.relative_to(FIXTURES)), path.read_bytes()
-        elif path.name.endswith((".jsonl", ".jsonl.gz")):
-            raw = path.read_bytes()
-            text = gzip.decompress(raw) if path.suffix == ".gz" else raw
-            for number, line in enumerate(text.splitlines(), start=1):
-                if line.strip():
-                    yield f"{path.relative_to(FIXTURES)}:{number}", line
 
 
 FIXTURE_RECORDS = list(fixture_records())

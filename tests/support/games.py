@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
+import gzip
 import random
+from collections.abc import Iterator
 
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.play.bots import RandomBot
 from spades_replay.play.simulate import simulate_game
 from spades_replay.record import models
+
+from ..conftest import FIXTURES
 
 OPTIONS_11 = (
     "nil_allowed",
@@ -68,3 +72,17 @@ def simulated(
             )
         )
     return records
+
+
+def fixture_records() -> Iterator[tuple[str, bytes]]:
+    """Every record of fixtures/: each file, and each line of each corpus, named by where
+    it is (``corpus/four-player.jsonl:3``)."""
+    for path in sorted(FIXTURES.rglob("*")):
+        if path.suffix == ".json":
+            yield str(path.relative_to(FIXTURES)), path.read_bytes()
+        elif path.name.endswith((".jsonl", ".jsonl.gz")):
+            raw = path.read_bytes()
+            text = gzip.decompress(raw) if path.suffix == ".gz" else raw
+            for number, line in enumerate(text.splitlines(), start=1):
+                if line.strip():
+                    yield f"{path.relative_to(FIXTURES)}:{number}", line
