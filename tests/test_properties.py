@@ -17,31 +17,13 @@ from spades_replay.play.bots import RandomBot
 from spades_replay.play.simulate import simulate_game
 from spades_replay.record.io import dumps, loads
 
-rules_strategy = st.builds(
-    Rules,
-    target_score=st.sampled_from([100, 250, 500]),
-    bag_limit=st.integers(1, 12),
-    bag_penalty=st.sampled_from([0, 50, 100]),
-    nil_bonus=st.sampled_from([50, 100]),
-    blind_nil_bonus=st.sampled_from([100, 200]),
-    blind_nil_exchange=st.integers(0, 4),
-    failed_nil_tricks_count_as_bags=st.booleans(),
-    failed_nil_tricks_help_partner=st.booleans(),
-    lose_score=st.sampled_from([None, -100, -300]),
-    nil_allowed=st.booleans(),
-    blind_nil_allowed=st.booleans(),
-    blind_nil_min_deficit=st.sampled_from([None, 0, 50, 200]),
-    min_team_bid=st.sampled_from([0, 4, 9, 13]),
-    first_lead=st.sampled_from(["left_of_dealer", "two_of_clubs"]),
-    spades_must_be_broken=st.booleans(),
-    double_contract_from=st.sampled_from([None, 5, 10]),
-)
+from .support.games import RULES
 
 
 @given(
     variant=st.sampled_from(list(Variant)),
     seed=st.integers(0, 2**32),
-    rules=rules_strategy,
+    rules=RULES,
     blind_rate=st.sampled_from([0.0, 0.2, 0.5]),
 )
 @pytest.mark.slow

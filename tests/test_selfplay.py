@@ -47,26 +47,7 @@ from spades_replay.play.simulate import deal_of, roster, simulate_game
 from spades_replay.record.io import dumps
 from spades_replay.replayer.validate import validate_bytes
 
-rules_strategy = st.builds(
-    Rules,
-    target_score=st.sampled_from([100, 250, 500]),
-    bag_limit=st.integers(1, 12),
-    bag_penalty=st.sampled_from([0, 50, 100]),
-    nil_bonus=st.sampled_from([50, 100]),
-    blind_nil_bonus=st.sampled_from([100, 200]),
-    blind_nil_exchange=st.integers(0, 4),
-    failed_nil_tricks_count_as_bags=st.booleans(),
-    failed_nil_tricks_help_partner=st.booleans(),
-    lose_score=st.sampled_from([None, -100, -300]),
-    nil_allowed=st.booleans(),
-    blind_nil_allowed=st.booleans(),
-    blind_nil_min_deficit=st.sampled_from([None, 0, 50, 200]),
-    min_team_bid=st.sampled_from([0, 4, 9, 13]),
-    first_lead=st.sampled_from(["left_of_dealer", "two_of_clubs"]),
-    spades_must_be_broken=st.booleans(),
-    double_contract_from=st.sampled_from([None, 5, 10]),
-)
-"""House rules over every option of format 1.1."""
+from .support.games import RULES
 
 
 def _engine_game(
@@ -111,7 +92,7 @@ def _bots(variant: Variant, kinds: list[str], blind_rate: float) -> list[Bot]:
 @given(
     variant=st.sampled_from(list(Variant)),
     seed=st.integers(0, 2**40),
-    rules=rules_strategy,
+    rules=RULES,
     kinds=st.lists(st.sampled_from(["heuristic", "random"]), min_size=4, max_size=4),
     blind_rate=st.sampled_from([0.0, 0.3]),
 )
@@ -181,7 +162,7 @@ def _outcome(
 @given(
     variant=st.sampled_from(list(Variant)),
     seed=st.integers(0, 2**32),
-    rules=rules_strategy,
+    rules=RULES,
     length=st.integers(0, 60),
     wrong=st.sampled_from([0.0, 0.1, 0.02]),
     split=st.integers(0, 7),
@@ -221,7 +202,7 @@ def _draw_one_at_a_time(state: HandState, keeps: list[bool]) -> HandState:
 
 @given(
     seed=st.integers(0, 2**32),
-    rules=rules_strategy,
+    rules=RULES,
     done=st.integers(0, 26),
     more=st.integers(0, 30),
 )

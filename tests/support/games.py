@@ -7,6 +7,8 @@ import gzip
 import random
 from collections.abc import Iterator
 
+from hypothesis import strategies as st
+
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.play.bots import RandomBot
@@ -14,6 +16,27 @@ from spades_replay.play.simulate import simulate_game
 from spades_replay.record import models
 
 from ..conftest import FIXTURES
+
+RULES = st.builds(
+    Rules,
+    target_score=st.sampled_from([100, 250, 500]),
+    bag_limit=st.integers(1, 12),
+    bag_penalty=st.sampled_from([0, 50, 100]),
+    nil_bonus=st.sampled_from([50, 100]),
+    blind_nil_bonus=st.sampled_from([100, 200]),
+    blind_nil_exchange=st.integers(0, 4),
+    failed_nil_tricks_count_as_bags=st.booleans(),
+    failed_nil_tricks_help_partner=st.booleans(),
+    lose_score=st.sampled_from([None, -100, -300]),
+    nil_allowed=st.booleans(),
+    blind_nil_allowed=st.booleans(),
+    blind_nil_min_deficit=st.sampled_from([None, 0, 50, 200]),
+    min_team_bid=st.sampled_from([0, 4, 9, 13]),
+    first_lead=st.sampled_from(["left_of_dealer", "two_of_clubs"]),
+    spades_must_be_broken=st.booleans(),
+    double_contract_from=st.sampled_from([None, 5, 10]),
+)
+"""House rules over every option of format 1.1 (a hypothesis strategy)."""
 
 OPTIONS_11 = (
     "nil_allowed",
