@@ -69,6 +69,46 @@ def test_ctrl_c_during_simulate_leaves_no_partial_file(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_an_interrupt_a_library_wraps_in_its_own_error_still_exits_130(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    stop: signal.Signals,
+) -> None:
+    """The signal can land in our code called back by a library that turns the
+    ``KeyboardInterrupt`` into its own error: pydantic's serializer does, and ``simulate``
+    reports a ``ValueError`` as a usage error. The command still says it was interrupted."""
+    import pydantic
+
+    from spades_replay.cli import simulate_cmd
+
+    class Game(pydantic.BaseModel):
+        @pydantic.model_serializer
+        def _interrupted_here(self) -> dict[str, int]:
+            signal.raise_signal(stop)
+            return {}
+
+    def write_corpus(*_: object, **__: object) -> None:
+        Game().model_dump_json()
+
+    monkeypatch.setattr(simulate_cmd, "write_corpus", write_corpus)
+    code = main(
+        [
+            "simulate",
+            "--variant",
+            "two-player",
+            "--games",
+            "1",
+            "--no-progress",
+            "-o",
+            str(tmp_path / "out.jsonl"),
+        ]
+    )
+    assert (code, capsys.readouterr().err) == (130, "spades-replay: interrupted\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 FORBIDDEN_CALLS = {"eval", "exec", "compile", "__import__"}
 FORBIDDEN_MODULES = {"pickle", "marshal", "shelve", "dill", "cloudpickle"}
 

@@ -106,22 +106,36 @@ def _unknown(parser: argparse.ArgumentParser, extras: Sequence[str]) -> str:
     return f"unexpected argument(s): {' '.join(extras)}"
 
 
+_received: list[int] = []
+"""The interrupting signals this process has received while a command ran."""
+
+
 def _interrupted(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
     raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def _terminate_interrupts() -> Iterator[None]:
     """SIGTERM (``kill``, a supervisor stopping the command) interrupts the command as
-    Ctrl-C does: what it was writing is removed, and it exits 130."""
+    Ctrl-C does: what it was writing is removed, and it exits 130.
+
+    Both signals are also noted, because a library may catch the ``KeyboardInterrupt``
+    raised inside a callback of ours and raise its own error instead (pydantic's serializer
+    does): the command then fails with that error, and :func:`main` still reports the
+    interruption."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _interrupted)
+    _received.clear()
+    previous = {
+        stop: signal.signal(stop, _interrupted) for stop in (signal.SIGINT, signal.SIGTERM)
+    }
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for stop, handler in previous.items():
+            signal.signal(stop, handler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -138,12 +152,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with _terminate_interrupts():
             code: int = arguments.run(arguments)
-    except UsageError as error:
-        print(f"spades-replay: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         print("spades-replay: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except UsageError as error:
+        if _received:  # the error is what a library made of the interruption
+            print("spades-replay: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        print(f"spades-replay: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
     except BrokenPipeError:
         sys.stderr.close()
         return 0
