@@ -8,12 +8,19 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import polars as pl
 import pytest
 
 import spades_replay
 from spades_replay.engine.rules import Rules
-from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
-from spades_replay.stats.tables import rules_label, tables_of
+from spades_replay.stats.double_dummy import ANALYSIS_SCHEMA, IDENTITY
+from spades_replay.stats.metrics import (
+    ANALYSIS_COLUMNS,
+    game_metrics,
+    player_metrics,
+    variant_metrics,
+)
+from spades_replay.stats.tables import Tables, rules_label, tables_of
 
 from .conftest import FIXTURES
 from .support import naive_stats
@@ -197,3 +204,83 @@ def test_a_variant_and_rules_with_no_complete_hand_keeps_its_row() -> None:
     assert found.height == 2
     row = found.filter(found["rules"] == _key(stopped["rules"])).row(0, named=True)
     assert (row["variant"], row["games"], row["complete"], row["hands"]) == ("four-player", 1, 0, 0)
+
+
+def _made_up_analysis(tables: Tables) -> pl.DataFrame:
+    """A ``seat_analysis`` table of the shape the solver gives, with figures made up: every
+    fifth hand capped (all its seats), the tricks lost varying seat by seat, and no row at
+    all for the first game (as for a game with no complete hand)."""
+    rows: dict[str, list[Any]] = {name: [] for name in ANALYSIS_SCHEMA}
+    for number, (game, hand, seat) in enumerate(
+        tables.seat_hands.select("game", "hand", "seat").iter_rows()
+    ):
+        if game == 0:
+            continue
+        capped = (game * 3 + hand) % 5 == 0
+        values = {
+            "game": game,
+            "hand": hand,
+            "seat": seat,
+            "plays": 13,
+            "analysed_plays": 9 if capped else 13,
+            "costly_plays": number % 3,
+            "tricks_lost": (number * 7) % 4,
+            "capped": capped,
+            "side_par": None if capped else 6,
+            "side_tricks": 7,
+            "nil_makeable": None,
+        }
+        for name, value in values.items():
+            rows[name].append(value)
+    frame = pl.DataFrame(rows, schema=ANALYSIS_SCHEMA)
+    return tables.seat_hands.select(IDENTITY).join(
+        frame, on=["game", "hand", "seat"], how="inner", maintain_order="left"
+    )
+
+
+def _naive_analysis(
+    analysis: pl.DataFrame, key: Any, *, per_seat: bool
+) -> dict[Any, tuple[int, int, int, float | None]]:
+    """The analysis columns counted row by row: per seat (each seat a hand of its own),
+    or per hand (a hand once, with the tricks lost of all its seats)."""
+    hands: dict[Any, dict[tuple[int, int, int | None], list[Any]]] = {}
+    for row in analysis.iter_rows(named=True):
+        place = (row["game"], row["hand"], row["seat"] if per_seat else None)
+        hand = hands.setdefault(key(row), {}).setdefault(place, [row["capped"], 0])
+        hand[1] += row["tricks_lost"]
+    counted = {}
+    for group, found in hands.items():
+        analysed = [lost for capped, lost in found.values() if not capped]
+        capped = len(found) - len(analysed)
+        lost = sum(analysed)
+        counted[group] = (len(analysed), capped, lost, lost / len(analysed) if analysed else None)
+    return counted
+
+
+def test_the_analysis_columns_are_the_naive_count(
+    corpus: tuple[list[dict[str, Any]], Any],
+) -> None:
+    """Given a ``seat_analysis`` table, every grouping gains its four columns at its end,
+    counted per seat for players and per hand for variants and games, capped hands apart;
+    the other columns are those of the tables without it."""
+    _, plain = corpus
+    analysis = _made_up_analysis(plain)
+    tables = Tables(plain.seat_hands, plain.side_hands, plain.games, analysis)
+    assert analysis.get_column("capped").any()
+    assert not analysis.get_column("capped").all()
+    groupings = (
+        (player_metrics, lambda row: (row["player_key"], row["variant"], row["rules"]), True),
+        (variant_metrics, lambda row: (row["variant"], row["rules"]), False),
+        (game_metrics, lambda row: row["game"], False),
+    )
+    for metrics, key, per_seat in groupings:
+        found = metrics(tables)
+        assert found.columns[-4:] == list(ANALYSIS_COLUMNS)
+        assert found.drop(ANALYSIS_COLUMNS).equals(metrics(plain)), metrics.__name__
+        expected = _naive_analysis(analysis, key, per_seat=per_seat)
+        for row in found.iter_rows(named=True):
+            want = expected.get(key(row), (0, 0, 0, None))
+            got = tuple(row[column] for column in ANALYSIS_COLUMNS)
+            assert got[:3] == want[:3], (metrics.__name__, key(row), got, want)
+            assert got[3] == (None if want[3] is None else pytest.approx(want[3]))
+        assert game_metrics(tables).row(0, named=True)["analysed_hands"] == 0
