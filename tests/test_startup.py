@@ -6,6 +6,7 @@ tests check the imports that decide it, in a fresh interpreter.
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import pkgutil
@@ -66,9 +67,14 @@ def test_the_table_names_every_command_module() -> None:
         assert callable(importlib.import_module(f"spades_replay.cli.{name}_cmd").register)
 
 
-def test_help_lists_every_command_with_its_line(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("words", [["--help"], ["--help", "validate"]])
+def test_help_lists_every_command_with_its_line(
+    capsys: pytest.CaptureFixture[str], words: list[str]
+) -> None:
+    """Even when a command is named after ``--help``, whose parser alone is built when the
+    command comes first."""
     with pytest.raises(SystemExit):
-        cli.main(["--help"])
+        cli.main(words)
     out = capsys.readouterr().out
     for name, summary in cli.COMMANDS.items():
         assert f"    {name}" in out
@@ -86,6 +92,14 @@ def test_a_command_builds_only_its_own_parser() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stderr.split() == ["spades_replay.cli.schema_cmd"]
     assert "usage: spades-replay schema" in done.stdout
+
+
+def test_a_command_named_first_makes_no_parser_for_the_others() -> None:
+    parser = cli.build_parser("schema", alone=True)
+    (commands,) = (
+        action for action in parser._actions if isinstance(action, argparse._SubParsersAction)
+    )
+    assert list(commands.choices) == ["schema"]
 
 
 def test_no_schema_is_built_before_the_first_record() -> None:

@@ -45,11 +45,12 @@ def command_module(name: str) -> ModuleType:
     return importlib.import_module(f"spades_replay.cli.{name}_cmd")
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None, *, alone: bool = False) -> argparse.ArgumentParser:
     """The command line's parser. Command ``only`` gets its full parser (only its module is
     imported: a command's start-up does not pay for the others'); every other command only
     its name and its line in the list of commands, which is printed only when no command is
-    named."""
+    named, or, ``alone``, no parser at all (each costs a parser's making, which looks up
+    argparse's translations on disk)."""
     parser = argparse.ArgumentParser(
         prog="spades-replay",
         allow_abbrev=False,
@@ -62,7 +63,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name, summary in COMMANDS.items():
         if name == only:
             command_module(name).register(commands)
-        else:
+            # and its line in the list of commands, which its module does not write
+            commands._choices_actions.append(commands._ChoicesPseudoAction(name, (), summary))
+        elif not alone:
             commands.add_parser(name, help=summary)
     for each in _parsers(parser):
         each.allow_abbrev = False  # --gam is not --game: an option is named in full
@@ -128,9 +131,7 @@ def _terminate_interrupts() -> Iterator[None]:
         yield
         return
     _received.clear()
-    previous = {
-        stop: signal.signal(stop, _interrupted) for stop in (signal.SIGINT, signal.SIGTERM)
-    }
+    previous = {stop: signal.signal(stop, _interrupted) for stop in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
@@ -142,7 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     words = sys.argv[1:] if argv is None else list(argv)
     named = next((word for word in words if not word.startswith("-")), None)
-    parser = build_parser(named if named in COMMANDS else None)
+    only = named if named in COMMANDS else None
+    # the command first: no other command can be asked of this parser (``--help`` before
+    # it lists them all)
+    parser = build_parser(only, alone=only is not None and words[0] == only)
     if not words:
         parser.print_help()
         return EXIT_USAGE
