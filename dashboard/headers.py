@@ -1,8 +1,9 @@
 """How every table of the dashboard heads and formats its columns: one place, so that a
 column reads the same on every page (docs/stats.md names the columns themselves).
 
-Headers are for people (``Bags per hand``, never ``bags_per_hand``); rates are percentages,
-drawn as bars from 0 to 100 %; each header has a line of help where the name is not enough.
+Headers are for people (``Bags per hand``, never ``bags_per_hand``); rates are percentages
+with one decimal (``57.3%``), drawn as bars from 0 to 100 %; each header has a line of help
+where the name is not enough. A player's id is a link that opens her page (in a new tab).
 The parts of a side's points take their labels from ``SCORE_PARTS``
 (:mod:`spades_replay.engine.scoring`), where the score's parts are listed once.
 """
@@ -10,18 +11,28 @@ The parts of a side's points take their labels from ``SCORE_PARTS``
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 import polars as pl
 import streamlit as st
 
 from spades_replay.engine.scoring import POINTS_PARTS
 
+PERCENT_STEP = 0.001
+"""The step of a rate (0 to 1) in a table: a percentage with one decimal (Streamlit writes
+a percentage with two decimals fewer than its step has)."""
+
 
 def _rate(header: str, tip: str | None = None) -> Any:
-    """A rate: a bar from 0 to 100 %, written as a percentage."""
+    """A rate: a bar from 0 to 100 %, written as a percentage with one decimal."""
     return st.column_config.ProgressColumn(
-        header, format="percent", min_value=0.0, max_value=1.0, help=tip
+        header, format="percent", min_value=0.0, max_value=1.0, step=PERCENT_STEP, help=tip
     )
+
+
+def _percent(header: str, tip: str) -> Any:
+    """A rate without a bar, written as a percentage with one decimal."""
+    return st.column_config.NumberColumn(header, help=tip, format="percent", step=PERCENT_STEP)
 
 
 def _number(header: str, tip: str | None = None, shown: str | None = None) -> Any:
@@ -38,7 +49,11 @@ SIDE_HAND = "a side's hand: one side's result in one hand (a hand has two)"
 COLUMNS: dict[str, Any] = {
     "rank": _number("#", "by rating"),
     "player": _text("Player"),
-    "player_key": _text("Id", "the record's player id, else her name"),
+    "player_key": st.column_config.LinkColumn(
+        "Id",
+        help="the record's player id, else her name: opens her page",
+        display_text=r"player\?player=(.*)$",
+    ),
     "variant": _text("Variant"),
     "rules": _text("Rules", "the rule set: its short label, spelled out under the table"),
     "game_id": _text("Game"),
@@ -52,12 +67,8 @@ COLUMNS: dict[str, Any] = {
     "mercy_endings": _number("Mercy endings", "games ended by a side falling to the lose score"),
     "wins": _number("Wins"),
     "win_rate": _rate("Win rate", "wins / finished games"),
-    "win_low": _number(
-        "Win rate, 95 % low", "Wilson interval: the rate is very likely above", "percent"
-    ),
-    "win_high": _number(
-        "Win rate, 95 % high", "Wilson interval: the rate is very likely below", "percent"
-    ),
+    "win_low": _percent("Win rate, 95 % low", "Wilson interval: the rate is very likely above"),
+    "win_high": _percent("Win rate, 95 % high", "Wilson interval: the rate is very likely below"),
     "rating": _number("Rating", "mu - 3 sigma: a skill she very likely has at least", "%.2f"),
     "mu": _number("Skill (mu)", "the skill believed", "%.2f"),
     "sigma": _number("Uncertainty (sigma)", "how unsure the skill is", "%.2f"),
@@ -108,6 +119,19 @@ COLUMNS: dict[str, Any] = {
 """Every column the dashboard's tables show, by its name in the stats tables and metrics."""
 
 
+def player_link(key: str) -> str:
+    """The address of ``key``'s page, relative to the page shown: the Player page with her
+    key in the address (``player?player=KEY``, the key percent-encoded)."""
+    return "player?player=" + quote(key, safe="")
+
+
+def linked(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` as a table shows it: a player's id (``player_key``) as her page's address."""
+    if "player_key" not in frame.columns:
+        return frame
+    return frame.with_columns(pl.col("player_key").map_elements(player_link, pl.String))
+
+
 def configured(frame: pl.DataFrame) -> dict[str, Any]:
     """The column configuration of ``frame``'s columns (those it has)."""
     return {name: COLUMNS[name] for name in frame.columns if name in COLUMNS}
@@ -117,4 +141,4 @@ def table(frame: pl.DataFrame, key: str, place: Any = None) -> None:
     """Show ``frame`` as a table with its columns configured, no index, as wide as its place
     (``place``: a column, say; the page when ``None``)."""
     where = st if place is None else place
-    where.dataframe(frame, hide_index=True, column_config=configured(frame), key=key)
+    where.dataframe(linked(frame), hide_index=True, column_config=configured(frame), key=key)

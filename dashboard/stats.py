@@ -93,6 +93,7 @@ MOST = 500
 """The most players the per-player charts show; the table below them holds every one."""
 PLAYER_TABLE = (
     "player",
+    "player_key",
     "variant",
     "rules",
     "games",
@@ -444,6 +445,8 @@ def _analysis(context: Context, counted: Counted) -> None:
         "known; capped hands are counted apart."
     )
     headers.table(
-        short_rules(players.select("player", "variant", "rules", "hands", *ANALYSIS_COLUMNS)),
+        short_rules(
+            players.select("player", "player_key", "variant", "rules", "hands", *ANALYSIS_COLUMNS)
+        ),
         "tricks_lost",
     )

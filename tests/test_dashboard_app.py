@@ -47,6 +47,7 @@ from .support.apptest import (
     markdown_of,
     open_app,
     pick_game,
+    player_keys,
     run_app,
     table_of,
     tell,
@@ -283,6 +284,17 @@ def test_corpus_stats_chart_every_metric_and_follow_the_filters() -> None:
     config = json.loads(next(f for f in at.dataframe if "games" in f.value).proto.columns)
     assert config["bags_per_hand"]["label"] == "Bags per hand"
     assert config["win_rate"]["type_config"]["type"] == "progress"
+    # every rate a percentage with one decimal: Streamlit writes two decimals fewer than the step
+    rates = [
+        name
+        for name, column in config.items()
+        if column.get("type_config", {}).get("format") == "percent"
+    ]
+    assert {"win_rate", "exact_rate", "nil_rate"} <= set(rates)
+    assert {config[name]["type_config"]["step"] for name in rates} == {0.001}
+    # her id opens her page
+    assert config["player_key"]["type_config"]["type"] == "link"
+    assert player_keys(shown) == megan.get_column("player_key").to_list()
 
 
 def test_the_filters_narrow_each_other_and_say_what_they_let_go() -> None:

@@ -19,7 +19,15 @@ from spades_replay.replayer.rescore import CorpusRescore, rescore
 from spades_replay.replayer.validate import check_bytes
 
 from .conftest import FIXTURES
-from .support.apptest import charts_of, markdown_of, open_app, pick_game, run_app, table_of
+from .support.apptest import (
+    charts_of,
+    markdown_of,
+    open_app,
+    pick_game,
+    player_keys,
+    run_app,
+    table_of,
+)
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -93,7 +101,7 @@ def test_a_lower_target_ends_the_game_earlier_and_rescores_the_corpus(whatif: Ap
     assert summary.games == 71
     assert len(wins["data"]) == 2
     players = table_of(whatif, "wins_after")
-    assert list(players["player_key"]) == sorted(summary.players)
+    assert player_keys(players) == sorted(summary.players)
     assert list(players["wins_after"]) == [row.wins_after for row in summary.player_rows()]
     assert wins["data"][1]["x"] == [row.rate_after for row in summary.player_rows()]
     assert summary.winner_changed > 0
@@ -123,7 +131,7 @@ def test_the_player_filter_narrows_the_players(whatif: AppTest) -> None:
     run_app(_widget(whatif.number_input, "Bag penalty").set_value(50))
     run_app(whatif.multiselect(key="f_player").select("heuristic-megan"))
     players = table_of(whatif, "wins_after")
-    assert list(players["player_key"]) == ["heuristic-megan"]
+    assert player_keys(players) == ["heuristic-megan"]
     megan = _fixture_replays()
     played = [
         replayed for replayed in megan if "heuristic-megan" in {p.key for p in replayed.players}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import time
 from typing import Any
+from urllib.parse import unquote
 
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
@@ -42,6 +43,17 @@ def markdown_of(at: AppTest) -> str:
 def table_of(at: AppTest, column: str) -> Any:
     """The first table shown with a column of that name (a pandas frame)."""
     return next(frame.value for frame in at.dataframe if column in frame.value.columns)
+
+
+PLAYER_LINK = "player?player="
+
+
+def player_keys(frame: Any) -> list[str]:
+    """The players of a table shown, read from its *Id* column: each cell is her page's
+    address, relative to the page (``player?player=KEY``, the key percent-encoded)."""
+    links = [str(link) for link in frame["player_key"]]
+    assert all(link.startswith(PLAYER_LINK) for link in links), links
+    return [unquote(link.removeprefix(PLAYER_LINK)) for link in links]
 
 
 def charts_of(at: AppTest) -> list[dict[str, Any]]:
