@@ -5,6 +5,8 @@ server under a page's address."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .support.browser import Browser, playwright, plots_drew, titles_clear
@@ -43,3 +45,26 @@ def test_the_leaderboard_and_a_players_page_draw_cleanly(server: str, browser: B
     errors = [text for text in console if not text.startswith("Failed to load resource")]
     assert errors == []
     assert len(console) - len(errors) == len(missing)
+
+
+def test_a_players_id_opens_her_page(server: str, browser: Browser) -> None:
+    page = browser.open(server + "leaderboard")
+    browser.settled()
+    table = page.get_by_test_id("stDataFrame").first
+    expect(table).to_be_visible()
+    box = table.bounding_box()
+    assert box is not None
+    # the table is drawn on a canvas: the first row's Id (after the narrow rank column),
+    # hovered first as a reader's pointer is, then clicked
+    x, y = box["x"] + 80, box["y"] + 52
+    page.mouse.move(x - 10, y - 2)
+    page.mouse.move(x, y, steps=5)
+    with page.context.expect_page() as opened:
+        page.mouse.click(x, y)
+    her_page = opened.value
+    try:
+        expect(her_page).to_have_url(re.compile(r"/player\?player=heuristic-drew$"))
+        picker = her_page.get_by_role("combobox", name="Player (type to search)", exact=True)
+        expect(picker).to_have_value("Drew (heuristic-drew)")
+    finally:
+        her_page.close()
