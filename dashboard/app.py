@@ -26,7 +26,9 @@ st.set_page_config(page_title="spades-replay", page_icon="♠", layout="wide")
 urlstate.arrive()
 store = store_path(sys.argv, __file__)
 if store is not None:
-    stats.prefetch(sidebar.render_store(store))
+    context = sidebar.render_store(store)
+    stats.prefetch(context)
+    whatif.prefetch(context)
 else:
     sidebar.render(data_paths(sys.argv, __file__))
 st.navigation(

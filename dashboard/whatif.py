@@ -3,6 +3,11 @@ options (docs/rules.md, "Rescoring under other rules")."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
+
 import polars as pl
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -21,8 +26,9 @@ from spades_replay.stats.tables import Tables
 from spades_replay.store.rescore import Prepared, prepare, rescore_tables
 from spades_replay.text import score_line
 
-from . import data, figures, headers
+from . import data, figures, headers, store
 from .markup import md, plain
+from .selection import Filters
 from .stats import shown_tables
 from .widgets import Context, current, pick_game
 
@@ -238,24 +244,101 @@ def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
 
 LISTED = 500
 """How many of the games whose winner changes the page lists, on a store."""
+POLL_S = 1.0
+"""How often the page asks whether the preparation it waits for is done (a run of its
+fragment alone)."""
 
 
-@st.cache_resource(show_spinner="Preparing the games for What-if…", max_entries=4)
-def _prepared(key: str, _tables: Tables) -> Prepared:
-    """What scoring reads of the store's games shown (named by ``key``), whatever the
-    options: prepared once, then every option change is answered from it."""
-    return prepare(_tables)
+@dataclass(frozen=True)
+class Ready:
+    """What scoring reads of some games of a store, whatever the options: their games table
+    (the hand tables left empty: scoring reads them through ``prepared``) and
+    :func:`~spades_replay.store.rescore.prepare` of their tables."""
+
+    tables: Tables
+    prepared: Prepared
+
+
+def _in_background(read: Callable[[], Tables]) -> Future[Ready]:
+    """Read the tables and prepare them in a daemon thread (a server stopped meanwhile
+    stops at once); the page asks the future, and never waits for it."""
+    future: Future[Ready] = Future()
+
+    def work() -> None:
+        try:
+            tables = read()
+            prepared = prepare(tables)
+            empty = Tables(tables.seat_hands.clear(), tables.side_hands.clear(), tables.games)
+            future.set_result(Ready(empty, prepared))
+        except BaseException as error:  # handed to the page that asks for it
+            future.set_exception(error)
+
+    threading.Thread(target=work, name="what-if preparation", daemon=True).start()
+    return future
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _whole_store(directory: str, key: str) -> Future[Ready]:
+    """Every game of a store prepared, started in the background when the store is opened
+    (:func:`prefetch`) and kept for every session: the store read on one thread, leaving
+    the other cores to the page being drawn."""
+    return _in_background(lambda: store.read_tables(directory, Filters(), threads=1))
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _filtered(key: str, _tables: Tables) -> Future[Ready]:
+    """The games shown (named by ``key``: the store, the filters and the uploads) prepared
+    in the background, kept for every session."""
+    return _in_background(lambda: _tables)
+
+
+def prefetch(context: Context) -> None:
+    """Start preparing every game of the store shown in the background, once per store
+    version, while the first page is drawn and read: the first What-if answer then does not
+    wait for it. Nothing to do when no store is shown."""
+    if context.store is not None:
+        _whole_store(context.store.directory, context.store.key)
+
+
+def _preparation(context: Context) -> Future[Ready]:
+    """The preparation of the store's games shown: of the whole store (started when it was
+    opened) when no filter or upload narrows or adds to them."""
+    assert context.store is not None
+    if not context.filters.active and not context.uploads:
+        return _whole_store(context.store.directory, context.store.key)
+    key = f"{context.store.key}|{context.filters}|{sorted(context.uploads)}"
+    return _filtered(key, shown_tables(context))
+
+
+def _waiting(preparation: Future[Ready], games: int) -> None:
+    """Say that the games are being prepared, and ask again every :data:`POLL_S` seconds (a
+    run of this part of the page alone) until they are; then draw the page again."""
+
+    @st.fragment(run_every=POLL_S)
+    def poll() -> None:
+        if preparation.done():
+            st.rerun()
+        st.info(
+            f"Preparing the {games} game(s) shown for What-if in the background (once per "
+            "store and filters): the figures of every game appear here when it is done. The "
+            "game above is already rescored."
+        )
+
+    poll()
 
 
 def _from_store(context: Context, changes: dict[str, RuleValue]) -> tuple[data.WhatIf, int] | None:
     """The games of the store shown rescored from its tables (no game is replayed): the
     figures, with the first :data:`LISTED` games whose winner changes, and how many change;
-    ``None`` (said on the page) when a game's rules refuse the changes."""
-    assert context.store is not None
-    tables = shown_tables(context)
-    key = f"{context.store.key}|{context.filters}|{sorted(context.uploads)}"
+    ``None`` (said on the page) while the games are prepared in the background, or when a
+    game's rules refuse the changes."""
+    preparation = _preparation(context)
+    if not preparation.done():
+        _waiting(preparation, context.view.games.height)
+        return None
+    ready = preparation.result()
     try:
-        result = rescore_tables(tables, changes, prepared=_prepared(key, tables))
+        result = rescore_tables(ready.tables, changes, prepared=ready.prepared)
     except RescoreError as error:
         st.error(md(str(error), 500))
         return None

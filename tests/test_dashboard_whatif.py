@@ -4,12 +4,16 @@ corpus with the same changes. (tests/test_dashboard_browser.py draws it in a bro
 
 from __future__ import annotations
 
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 import pytest
 from spades_replay.dashboard import figures
+from spades_replay.dashboard import whatif as whatif_page
 from streamlit.testing.v1 import AppTest
 
 import spades_replay
@@ -17,9 +21,14 @@ from spades_replay.engine.rules import OPTION, SCORING_OPTIONS
 from spades_replay.plumbing.corpus import Task, expand, is_corpus, read_task
 from spades_replay.replayer.rescore import CorpusRescore, rescore
 from spades_replay.replayer.validate import check_bytes
+from spades_replay.stats.tables import Tables
+from spades_replay.store.ingest import ingest
+from spades_replay.store.read import Store
+from spades_replay.store.rescore import Prepared, prepare
 
 from .conftest import FIXTURES
 from .support.apptest import (
+    ENTRY,
     charts_of,
     markdown_of,
     open_app,
@@ -223,3 +232,84 @@ def test_an_option_of_words_gets_a_choice() -> None:
     assert at.selectbox(key="lead").options == ["left_of_dealer", "two_of_clubs"]
     assert at.selectbox(key="lead").value == "two_of_clubs"
     assert at.selectbox(key="lead").label == "First lead (four-player)"
+
+
+def _on_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard's next AppTest opens on a store of the fixtures."""
+    ingest([FIXTURES], tmp_path / "store")
+    monkeypatch.setattr(sys, "argv", [ENTRY, "--store", str(tmp_path / "store")])
+
+
+def _info(at: AppTest) -> str:
+    return "\n".join(str(info.value) for info in at.info)
+
+
+def test_the_store_is_prepared_for_what_if_as_soon_as_it_is_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening the dashboard on a store (on its first page, Replay) starts preparing every
+    game in the background; the What-if page then answers its first change at once, from
+    that preparation (the page prepares nothing itself)."""
+    prepared: list[tuple[int, str]] = []
+    done = threading.Event()
+
+    def preparing(tables: Tables) -> Prepared:
+        result = prepare(tables)
+        prepared.append((tables.games.height, threading.current_thread().name))
+        done.set()
+        return result
+
+    monkeypatch.setattr(whatif_page, "prepare", preparing)
+    _on_store(tmp_path, monkeypatch)
+    at = run_app(AppTest.from_file(ENTRY, default_timeout=120))
+    assert all(title.value != "What-if" for title in at.title)  # the Replay page
+    assert done.wait(120)
+    games = Store.open(tmp_path / "store").tables().games.height
+    assert prepared == [(games, "what-if preparation")]
+    # another session, on the What-if page: the server's preparation is kept for every one
+    at = AppTest.from_file(ENTRY, default_timeout=120)
+    at.switch_page("whatif.py")
+    at = run_app(at)
+    at = run_app(_widget(at.number_input, "Target score").set_value(300))
+    assert "Preparing the" not in _info(at)
+    assert at.metric[0].value == str(games)
+    assert len(prepared) == 1
+
+
+def test_the_what_if_page_never_waits_for_the_preparation(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While the games are prepared, the page draws the game picked rescored and says the
+    rest is on its way; once the preparation is done, the next run shows every game's
+    figures."""
+    release = threading.Event()
+
+    def slow(tables: Tables) -> Prepared:
+        release.wait(120)
+        return prepare(tables)
+
+    monkeypatch.setattr(whatif_page, "prepare", slow)
+    _on_store(tmp_path, monkeypatch)
+    try:
+        at = AppTest.from_file(ENTRY, default_timeout=120)
+        at.switch_page("whatif.py")
+        at = run_app(at)
+        at = run_app(_widget(at.number_input, "Target score").set_value(300))
+        assert "Changes: **target\\_score\\=300**" in markdown_of(at)
+        assert "**Rescored:**" in markdown_of(at)
+        assert "Preparing the 71 game(s) shown for What-if in the background" in _info(at)
+        assert list(at.metric) == []
+    finally:
+        release.set()
+    for _ in range(600):
+        at = run_app(at)
+        if "Preparing the" not in _info(at):
+            break
+        time.sleep(0.2)
+    summary = CorpusRescore().extend(
+        rescore(replayed, target_score=300) for replayed in _fixture_replays()
+    )
+    assert [metric.value for metric in at.metric[:2]] == [
+        str(summary.games),
+        str(summary.winner_changed),
+    ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,6 +215,12 @@ def test_the_what_if_page_on_a_store_answers_from_its_tables(
     at = run_app(at)
     target = next(widget for widget in at.number_input if widget.label == "Target score")
     at = run_app(target.set_value(200))
+    # the games are prepared in the background: the page says so until they are
+    for _ in range(600):
+        if not any("Preparing the" in str(info.value) for info in at.info):
+            break
+        time.sleep(0.2)
+        at = run_app(at)
     assert [metric.value for metric in at.metric] == [
         str(summary.games),
         str(summary.winner_changed),
