@@ -10,12 +10,12 @@ import polars as pl
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from spades_replay.stats.leaderboard import leaderboard
+from spades_replay.stats.leaderboard import chance_above, leaderboard
 from spades_replay.stats.ratings import ORDER
 from spades_replay.stats.tables import Tables, short_rules_label
 
 from . import figures, headers, player
-from .markup import plain
+from .markup import md, plain
 from .stats import shown_tables
 from .widgets import Context, current
 
@@ -75,6 +75,35 @@ def _key(context: Context, games: pl.DataFrame) -> str:
     return hashlib.sha256(f"{where}|{numbers}|{sorted(context.uploads)}".encode()).hexdigest()
 
 
+def best_line(board: pl.DataFrame) -> str | None:
+    """Who is best, and how sure we are, in a line (Markdown): the first player of
+    ``board`` (a leaderboard, best first), her rating and its uncertainty, the chance that
+    her skill is above the next player's, and her win rate with its 95 % interval; ``None``
+    when nobody is rated (no finished game)."""
+    best = board.row(0, named=True)
+    if best["rating"] is None:
+        return None
+    name = f"{md(best['player'], 60)}** ({md(best['player_key'], 60)})"
+    line = (
+        f"**Best rated: {name}: rating {best['rating']:.2f} (skill {best['mu']:.2f} "
+        f"± {3 * best['sigma']:.2f})."
+    )
+    if board.height > 1 and board.item(1, "rating") is not None:
+        other = board.row(1, named=True)
+        chance = chance_above(best["mu"], best["sigma"], other["mu"], other["sigma"])
+        line += (
+            f" How sure: a **{chance:.1%}** chance that her skill is above the next "
+            f"player's ({md(other['player'], 60)}, rating {other['rating']:.2f})."
+        )
+    if best["win_rate"] is not None:
+        line += (
+            f" She won {best['wins']} of {best['complete_games']} finished games "
+            f"(**{best['win_rate']:.1%}**; 95 % interval {best['win_low']:.1%} to "
+            f"{best['win_high']:.1%})."
+        )
+    return line
+
+
 def render() -> None:
     """Draw the page."""
     st.title("Leaderboard")
@@ -115,6 +144,9 @@ def render() -> None:
         )
         return
     st.metric("Players", board.height, help=f"over {chosen.height} game(s)")
+    answer = best_line(board)
+    if answer is not None:
+        st.markdown(answer)
     headers.table(board, "leaderboard")
     st.caption(
         "**Rating**: mu - 3 sigma, the skill she very likely has at least (0 for a newcomer; "

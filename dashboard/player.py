@@ -5,6 +5,8 @@ opponents, her Nil and Blind Nil hands, and her games, each opening on the Repla
 
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 import polars as pl
 import streamlit as st
@@ -22,7 +24,10 @@ from .widgets import current, excluded, set_value
 
 PLAYER = "player"
 """The session key of the player shown (the leaderboard's *Open her page* sets it)."""
+SPAN = 200
+"""How many of her last games the form chart shows at first."""
 WINDOW = 50
+"""How many games each point of the form chart's rolling rates covers at first."""
 
 
 def page() -> StreamlitPage:
@@ -36,7 +41,8 @@ def open_player(key: str) -> None:
 
 
 def form_chart(frame: pl.DataFrame, window: int, name: str) -> go.Figure:
-    """Her rolling win rate and Nil success, in her game order, 0 to 100 %."""
+    """Her rolling win rate and Nil success over the games of ``frame`` (a tail of
+    :func:`~spades_replay.stats.player.form`), in her game order, 0 to 100 %."""
     figure = go.Figure(
         [
             go.Scatter(
@@ -59,7 +65,11 @@ def form_chart(frame: pl.DataFrame, window: int, name: str) -> go.Figure:
     )
     figure.update_layout(
         template="plotly_white",
-        title={"text": f"Form of {plot_text(name, 60)}: her last {window} games", "x": 0},
+        title={
+            "text": f"Form of {plot_text(name, 60)}: her last {frame.height} games, "
+            f"rolling over {window}",
+            "x": 0,
+        },
         margin={"l": 60, "r": 20, "t": 60, "b": 90},
         legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
         xaxis={"title": "her games, in order"},
@@ -92,6 +102,26 @@ def rating_chart(frame: pl.DataFrame, name: str) -> go.Figure:
         height=340,
     )
     return figure
+
+
+def nil_line(change: pl.DataFrame) -> str:
+    """How her Nil success changed over her last games, in a line (Markdown), from
+    :func:`~spades_replay.stats.player.nil_change`."""
+    rows = {row["span"]: row for row in change.iter_rows(named=True)}
+
+    def told(row: dict[str, Any]) -> str:
+        if row["bids"] == 0:
+            return "no bid"
+        return f"**{row['rate']:.1%}** ({row['made']} made of {row['bids']})"
+
+    last, first, second = rows["last"], rows["first half"], rows["second half"]
+    line = f"**Nil and Blind Nil success over her last {last['games']} games**: {told(last)}"
+    if last["bids"] == 0:
+        return line + "."
+    return (
+        f"{line}; in the first {first['games']} of them {told(first)}, in the last "
+        f"{second['games']} {told(second)}."
+    )
 
 
 def _games(tables: Tables, key: str) -> None:
@@ -163,13 +193,17 @@ def render() -> None:
         "player_metrics",
     )
     st.subheader("Form")
-    window = int(st.number_input("Over her last … games", 5, 1000, WINDOW, key="player_window"))
+    left, right = st.columns(2)
+    span = int(left.number_input("Her last … games", 2, 1_000_000, SPAN, key="player_span"))
+    window = int(right.number_input("Rolling over … games", 1, 1000, WINDOW, key="player_window"))
     frame = record.form(tables, key, window)
-    st.plotly_chart(form_chart(frame, window, name), key="chart_player_form")
+    shown = frame.tail(span)
+    st.plotly_chart(form_chart(shown, window, name), key="chart_player_form")
     st.caption(
-        f"At each of her games, the share of her last {window} finished games she won, and "
-        "the share of her Nil and Blind Nil bids in those games she made."
+        f"Her last {shown.height} games: at each, the share of her last {window} finished "
+        "games she won, and the share of her Nil and Blind Nil bids in those games she made."
     )
+    st.markdown(nil_line(record.nil_change(tables, key, span)))
     st.plotly_chart(rating_chart(frame, name), key="chart_player_rating")
     st.caption("Her rating (mu - 3 sigma) after each game she finished, in the order played.")
     st.subheader("Partners and opponents")

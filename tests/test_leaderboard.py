@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from spades_replay.plumbing.corpus import sample_paths
 from spades_replay.stats.collect import StatsCollection
-from spades_replay.stats.leaderboard import LEADERBOARD_SCHEMA, leaderboard, wilson
+from spades_replay.stats.leaderboard import LEADERBOARD_SCHEMA, chance_above, leaderboard, wilson
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.ratings import ratings
 from spades_replay.stats.tables import Tables
@@ -70,6 +70,15 @@ def test_the_page_shows_the_table_and_charts_and_its_filters_narrow_each_other()
     expected = leaderboard(_tables(*sample_paths(FIXTURES)))
     shown = table_of(at, "rating")
     assert player_keys(shown) == expected["player_key"].to_list()
+    # who is best, and how sure we are, in a line above the table
+    best, second = expected.row(0, named=True), expected.row(1, named=True)
+    line = next(text.value for text in at.markdown if "Best rated" in text.value)
+    chance = chance_above(best["mu"], best["sigma"], second["mu"], second["sigma"])
+    assert line.startswith(f"**Best rated: {best['player']}** (")
+    assert f"rating {best['rating']:.2f}" in line
+    assert f"a **{chance:.1%}** chance that her skill is above the next player's" in line
+    assert f"({second['player']}, rating {second['rating']:.2f})" in line
+    assert f"95 % interval {best['win_low']:.1%} to {best['win_high']:.1%}" in line
     charts = charts_of(at)
     assert [chart["layout"]["title"]["text"] for chart in charts] == [
         "Skill rating: mu with mu ± 3 sigma",
@@ -146,6 +155,24 @@ def test_one_players_record() -> None:
     nils = player.nil_hands(tables, key)
     assert nils.height == board["nil_attempts"] + board["blind_nil_attempts"]
     assert nils["made"].sum() == board["nil_made"] + board["blind_nil_made"]
+    # her Nil success over her last games, and in their two halves
+    change = player.nil_change(tables, key, last=9)
+    assert change["span"].to_list() == ["last", "first half", "second half"]
+    assert change["games"].to_list() == [9, 4, 5]
+    late = set(games.tail(9)["game"])
+    hers = nils.filter(pl.col("game").is_in(late))
+    assert change.row(0, named=True) == {
+        "span": "last",
+        "games": 9,
+        "bids": hers.height,
+        "made": hers["made"].sum(),
+        "rate": hers["made"].sum() / hers.height if hers.height else None,
+    }
+    assert change["bids"][1] + change["bids"][2] == hers.height
+    assert change["made"][1] + change["made"][2] == hers["made"].sum()
+    everything = player.nil_change(tables, key, last=10_000)
+    assert everything["games"][0] == games.height
+    assert everything["bids"][0] == nils.height
 
 
 @pytest.mark.slow
@@ -157,8 +184,12 @@ def test_the_player_page_opens_from_the_leaderboard_and_links_to_the_replay() ->
     assert at.selectbox(key="player").value == "heuristic-beth"
     charts = charts_of(at)
     titles = [chart["layout"]["title"]["text"] for chart in charts]
+    from spades_replay.stats import player
+
+    tables = _tables(*sample_paths(FIXTURES))
+    played = player.games_of(tables, "heuristic-beth").height
     assert titles == [
-        "Form of Beth (heuristic-beth): her last 50 games",
+        f"Form of Beth (heuristic-beth): her last {min(200, played)} games, rolling over 50",
         "Rating of Beth (heuristic-beth) after each game",
     ]
     assert charts[0]["layout"]["yaxis"]["range"] == [0, 1]
@@ -171,15 +202,19 @@ def test_the_player_page_opens_from_the_leaderboard_and_links_to_the_replay() ->
     at.switch_page("player.py")
     at = run_app(at)
     assert at.selectbox(key="player").value == "heuristic-beth"
+    # the form over her last 10 games, and her Nil success over them in a line
+    at = run_app(at.number_input(key="player_span").set_value(10))
+    form = charts_of(at)[0]
+    assert form["layout"]["title"]["text"].endswith("her last 10 games, rolling over 50")
+    assert form["data"][0]["x"] == list(range(played - 9, played + 1))
+    change = player.nil_change(tables, "heuristic-beth", 10).rows(named=True)
+    line = next(text.value for text in at.markdown if "Nil and Blind Nil success" in text.value)
+    assert line.startswith("**Nil and Blind Nil success over her last 10 games**: ")
+    assert f"({change[0]['made']} made of {change[0]['bids']})" in line
+    assert f"in the first {change[1]['games']} of them" in line
     game = at.selectbox(key="player_game").value
     at = run_app(at.button(key="player_open_game").click())
     assert at.get("bidi_component")  # the Replay page's board (it has no title)
-    from spades_replay.stats import player
-
-    ids = dict(
-        player.games_of(_tables(*sample_paths(FIXTURES)), "heuristic-beth")
-        .select("game", "game_id")
-        .iter_rows()
-    )
+    ids = dict(player.games_of(tables, "heuristic-beth").select("game", "game_id").iter_rows())
     picker = at.selectbox(key="game")
     assert picker.options[picker.index].startswith(ids[game] + " ")

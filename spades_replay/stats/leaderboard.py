@@ -66,6 +66,20 @@ def wilson(successes: int, trials: int) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def chance_above(mu: float, sigma: float, other_mu: float, other_sigma: float) -> float:
+    """The chance that a skill believed to be ``mu`` (uncertainty ``sigma``) is above one
+    believed to be ``other_mu`` (``other_sigma``): the ratings' beliefs are independent
+    normal distributions, so their difference is normal too.
+
+    >>> chance_above(25.0, 1.0, 25.0, 1.0)
+    0.5
+    >>> round(chance_above(30.0, 2.0, 25.0, 1.5), 3)
+    0.977
+    """
+    spread = math.sqrt(sigma * sigma + other_sigma * other_sigma)
+    return 0.5 * (1.0 + math.erf((mu - other_mu) / (spread * math.sqrt(2.0))))
+
+
 def _rate(numerator: str, denominator: str) -> pl.Expr:
     return pl.when(pl.col(denominator) > 0).then(pl.col(numerator) / pl.col(denominator))
 

@@ -42,23 +42,61 @@ def games_of(tables: Tables, key: str) -> pl.DataFrame:
     )
 
 
-def form(tables: Tables, key: str, window: int = 50) -> pl.DataFrame:
-    """Her form, game by game in order: ``number`` (her n-th game), ``game``, ``won``, the
-    win rate over her last ``window`` finished games (``rolling_win_rate``), the Nil success
-    over her Nil and Blind Nil bids in those games (``rolling_nil_rate``, null before her
-    first), and her ``rating`` after the game (null for an unfinished game)."""
-    games = games_of(tables, key)
+def _with_nils(tables: Tables, key: str) -> pl.DataFrame:
+    """Her games in order (:func:`games_of`), with her Nil and Blind Nil bids in each
+    (``nil_bids``) and those she made (``nil_made``)."""
     nils = (
         tables.seat_hands.filter((pl.col("player_key") == key) & (pl.col("bid_kind") != "number"))
         .group_by("game")
         .agg(nil_bids=pl.len().cast(pl.Int64), nil_made=pl.col("nil_made").sum().cast(pl.Int64))
     )
+    return (
+        games_of(tables, key)
+        .join(nils, on="game", how="left", maintain_order="left")
+        .with_columns(pl.col("nil_bids", "nil_made").fill_null(0))
+    )
+
+
+def nil_change(tables: Tables, key: str, last: int = 200) -> pl.DataFrame:
+    """How her Nil and Blind Nil bids went over her last ``last`` games (all of them when
+    she played fewer), and in their first and second halves (the first half the smaller
+    when they are odd): one row each, ``span`` (``last``, ``first half``, ``second half``),
+    ``games``, ``bids``, ``made`` and ``rate`` (null with no bid).
+
+    >>> from spades_replay.stats.collect import StatsCollection
+    >>> collection = StatsCollection(["fixtures/corpus/four-player.jsonl"])
+    >>> _ = list(collection)
+    >>> nil_change(collection.tables(), "heuristic-alex", 20).select("span", "games").rows()
+    [('last', 20), ('first half', 10), ('second half', 10)]
+    """
+    games = _with_nils(tables, key).tail(last)
+    half = games.height // 2
+    parts = (("last", games), ("first half", games.head(half)), ("second half", games.slice(half)))
+    rows = []
+    for span, part in parts:
+        bids, made = int(part.get_column("nil_bids").sum()), int(part.get_column("nil_made").sum())
+        rate = made / bids if bids else None
+        rows.append({"span": span, "games": part.height, "bids": bids, "made": made, "rate": rate})
+    schema = {
+        "span": pl.String,
+        "games": pl.Int64,
+        "bids": pl.Int64,
+        "made": pl.Int64,
+        "rate": pl.Float64,
+    }
+    return pl.DataFrame(rows, schema=schema)
+
+
+def form(tables: Tables, key: str, window: int = 50) -> pl.DataFrame:
+    """Her form, game by game in order: ``number`` (her n-th game), ``game``, ``won``, the
+    win rate over her last ``window`` finished games (``rolling_win_rate``), the Nil success
+    over her Nil and Blind Nil bids in those games (``rolling_nil_rate``, null before her
+    first), and her ``rating`` after the game (null for an unfinished game)."""
     history = rating_history(tables).filter(pl.col("player_key") == key).select("game", "rating")
     finished = pl.col("won").is_not_null().cast(pl.Int64)
     frame = (
-        games.join(nils, on="game", how="left", maintain_order="left")
+        _with_nils(tables, key)
         .join(history, on="game", how="left", maintain_order="left")
-        .with_columns(pl.col("nil_bids", "nil_made").fill_null(0))
         .with_columns(
             number=pl.int_range(1, pl.len() + 1, dtype=pl.Int64),
             wins=pl.col("won").fill_null(False).cast(pl.Int64).rolling_sum(window, min_samples=1),
