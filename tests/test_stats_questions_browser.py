@@ -73,11 +73,13 @@ def dashboard(request: pytest.FixtureRequest, tmp_path_factory: Any) -> Iterator
         yield Dashboard(url, tables)
 
 
-def _timed(question: str, where: str, path: Callable[[], None]) -> None:
-    """Walk ``path`` (from opening the dashboard to the answer visible) and print its time."""
+def _timed(browser: Browser, question: str, where: str, path: Callable[[], None]) -> None:
+    """Walk ``path`` (from opening the dashboard to the answer visible) and print its time;
+    then leave the page, so that it stops asking a server the module may stop next."""
     start = time.monotonic()
     path()
     print(f"\n{question} ({where}): {time.monotonic() - start:.1f} s")
+    browser.page.goto("about:blank")
 
 
 def _go(browser: Browser, dashboard: Dashboard, page_title: str) -> Any:
@@ -127,7 +129,7 @@ def test_who_is_the_best_player_and_how_sure_we_are(
             f"95 % interval {best['win_low']:.1%} to {best['win_high']:.1%}"
         )
 
-    _timed("who is the best player, and how sure", request.node.callspec.id, path)
+    _timed(browser, "who is the best player, and how sure", request.node.callspec.id, path)
 
 
 def test_how_a_player_does_with_each_partner(
@@ -152,7 +154,7 @@ def test_how_a_player_does_with_each_partner(
             assert str(row["games"]) in cells
             assert str(row["wins"]) in cells
 
-    _timed("how a player does with each partner", request.node.callspec.id, path)
+    _timed(browser, "how a player does with each partner", request.node.callspec.id, path)
 
 
 def test_how_her_nil_success_changed_over_her_last_200_games(
@@ -185,7 +187,12 @@ def test_how_her_nil_success_changed_over_her_last_200_games(
             f"{second['rate']:.1%} ({second['made']} made of {second['bids']})"
         )
 
-    _timed("how her Nil success changed over her last 200 games", request.node.callspec.id, path)
+    _timed(
+        browser,
+        "how her Nil success changed over her last 200 games",
+        request.node.callspec.id,
+        path,
+    )
 
 
 def test_which_games_change_winner_at_target_300(
@@ -216,4 +223,4 @@ def test_which_games_change_winner_at_target_300(
         shown = set(changed.get_column("game_id").head(5).to_list())
         assert shown <= set(cells)
 
-    _timed("which games change winner at target 300", request.node.callspec.id, path)
+    _timed(browser, "which games change winner at target 300", request.node.callspec.id, path)
