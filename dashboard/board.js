@@ -114,9 +114,12 @@ class Board {
     this.polls = 0;
     this.path = window.location.pathname;
     this.token = null;
+    this.shownTo = null;
   }
 
-  // Ask the server again, a moment from now, while it analyses hands for this board.
+  // Ask the server again, a moment from now, while it analyses hands for this board; and
+  // again each moment after, until an answer says nothing is waiting (a question whose run
+  // the server let go, or whose answer did not reach the board, is asked again).
   poll(waiting) {
     if (this.pollTimer !== null) window.clearTimeout(this.pollTimer);
     this.pollTimer = null;
@@ -128,6 +131,7 @@ class Board {
       if (window.location.pathname !== this.path) return;
       this.polls += 1;
       if (this.ask) this.ask(this.polls);
+      this.poll(waiting);
     }, POLL_MS);
   }
 
@@ -141,15 +145,20 @@ class Board {
     this.root.remove();
   }
 
-  update(data, report, ask) {
+  update(data, report, ask, drawn) {
     this.report = report;
     this.ask = ask;
+    // data-heard on the board: the position the session held in the run that sent this
+    // (hand number:step), so that a page can tell when Python has heard a step
+    this.root.dataset.heard = `${data.heard.hand}:${data.heard.step}`;
     this.poll(data.waiting);
     if (data.token === this.token) {
+      this.tellDrawn(data, drawn);
       if (data.version !== this.data.version) {
         // the same game and view, with more of it analysed: the position stays
         this.data = data;
         this.game = data.game;
+        this.forget();
         this.draw(false);
       }
       return;
@@ -168,6 +177,15 @@ class Board {
     }
     this.build();
     this.draw(false);
+    this.tellDrawn(data, drawn);
+  }
+
+  // The page adds what is slow to load in the browser (the score chart) once the board is
+  // on the screen: tell Python so, with a new value, after each run that had not heard it.
+  tellDrawn(data, drawn) {
+    if (data.drawn || this.shownTo === data) return;
+    this.shownTo = data;
+    drawn(Date.now());
   }
 
   steps() {
@@ -209,12 +227,17 @@ class Board {
     };
   }
 
-  // The steps of a hand's mistakes, in order (none before its analysis, or in a seat's view).
+  // The steps of a hand's mistakes, in order (none before its analysis, or in a seat's view);
+  // found once per hand and analysis.
   mistakes(handIndex) {
-    const hand = this.game.hands[handIndex];
-    if (!hand.analysis) return [];
-    const marks = hand.analysis.marks;
-    return hand.log.filter((entry) => entry.kind === "card" && isMistake(marks[String(entry.play)])).map((entry) => entry.step);
+    let steps = this.mistakeSteps.get(handIndex);
+    if (steps === undefined) {
+      const hand = this.game.hands[handIndex];
+      const marks = hand.analysis ? hand.analysis.marks : {};
+      steps = hand.analysis ? hand.log.filter((entry) => entry.kind === "card" && isMistake(marks[String(entry.play)])).map((entry) => entry.step) : [];
+      this.mistakeSteps.set(handIndex, steps);
+    }
+    return steps;
   }
 
   // The next (direction 1) or previous (-1) mistake, in this hand or the hands after (or
@@ -279,19 +302,19 @@ class Board {
       window.history.replaceState(window.history.state, "", url);
     }
     if (this.timer !== null) window.clearTimeout(this.timer);
-    this.root.dataset.told = "no";
     this.timer = window.setTimeout(() => this.flush(), REPORT_DELAY_MS);
   }
 
-  // data-told on the board says whether Python has been sent the position shown
   flush() {
     this.timer = null;
     if (this.report) this.report({ hand: this.game.hands[this.hand].number, step: this.step });
-    this.root.dataset.told = "yes";
   }
 
   // --- drawing --------------------------------------------------------------------------
 
+  // The board's frame: the table, the controls and the notes beside them. Each part drawn
+  // in it (a seat, the trick, each note) keeps its place, held by an empty comment until it
+  // is first drawn (part()).
   build() {
     this.root.replaceChildren();
     this.root.classList.toggle("four-colour", memory.fourColour);
@@ -302,6 +325,35 @@ class Board {
     this.notes = el("div", { class: "notes" });
     this.side.append(this.controls, this.notes);
     this.root.append(this.table, this.side);
+    this.parts = new Map();
+    const place = (parent, name) => {
+      const node = document.createComment(name);
+      parent.append(node);
+      this.parts.set(name, { key: null, node });
+    };
+    for (let seat = 0; seat < this.game.seats; seat += 1) place(this.table, `seat ${seat}`);
+    place(this.table, "centre");
+    for (const name of ["what", "contracts", "best", "par", "log", "score"]) place(this.notes, name);
+    this.forget();
+  }
+
+  // Forget what was drawn from the data (a new analysis came): every part is drawn again.
+  forget() {
+    for (const part of this.parts.values()) part.key = null;
+    this.mistakeSteps = new Map();
+  }
+
+  // Draw the part ``name`` with ``make()`` (``null``: nothing there), unless it was last drawn
+  // from the same ``key`` (``null``: always draw it): a step redraws only what it changed,
+  // and the nodes of the rest stay as they are.
+  part(name, key, make) {
+    const part = this.parts.get(name);
+    if (key !== null && part.key === key) return part.node;
+    const node = make() || document.createComment(name);
+    part.node.replaceWith(node);
+    part.node = node;
+    part.key = key;
+    return node;
   }
 
   button(label, title, action, extra) {
@@ -513,11 +565,12 @@ class Board {
     const places = this.places();
     const analysis = hand.analysis;
     const marks = analysis ? analysis.marks : {};
-    this.table.replaceChildren();
     for (let seat = 0; seat < this.game.seats; seat += 1) {
-      this.table.append(this.seatBox(hand, state, seat, places[seat]));
+      const verdict = hand.analysis && state.nil[seat] ? hand.analysis.verdicts[seat] : "";
+      const seen = [this.hand, places[seat], state.bids[seat], state.nil[seat], verdict, state.won[seat], state.turn === seat, state.hands[seat]];
+      this.part(`seat ${seat}`, JSON.stringify(seen), () => this.seatBox(hand, state, seat, places[seat]));
     }
-    this.table.append(this.centre(hand, state, places, marks));
+    this.part("centre", null, () => this.centre(hand, state, places, marks));
     this.handLabel.textContent = `Hand ${hand.number} of ${this.game.hands.length}`;
     this.stepLabel.textContent = `Step ${this.step} of ${this.last()}`;
     const moves = this.moves();
@@ -593,18 +646,27 @@ class Board {
     return parts.map((part) => (typeof part === "string" ? document.createTextNode(part) : this.cards.node(part.c)));
   }
 
+  // The notes beside the table. The par strip and the list of actions are drawn once per
+  // hand (and analysis): a step only moves their marks of the position shown. Without
+  // spoilers, or in a seat's view, they stop at the step shown, so a step draws them again.
   drawSide(hand, state, marks) {
-    const side = this.notes;
-    side.replaceChildren();
-    side.append(el("p", { class: "what" }, this.sentence(state.text)));
-    side.append(this.contracts(hand, state));
-    if (this.game.viewer === null && memory.best) side.append(this.bestPanel(hand));
-    if (hand.analysis) side.append(this.parStrip(hand, state));
-    side.append(this.logList(hand, marks));
-    side.append(this.scoreBox(hand, state));
-    const current = side.querySelector(".log .current");
-    if (current) {
-      const list = side.querySelector(".log");
+    const cut = this.game.viewer !== null || this.spoilerFree;
+    const whole = `${this.hand}`;
+    this.part("what", null, () => el("p", { class: "what" }, this.sentence(state.text)));
+    this.part("contracts", null, () => this.contracts(hand, state));
+    const best = this.game.viewer === null && memory.best;
+    this.part("best", best ? null : "none", () => (best ? this.bestPanel(hand) : null));
+    if (hand.analysis) {
+      const strip = this.part("par", this.spoilerFree ? null : whole, () => this.parStrip(hand));
+      strip.at(state.played);
+    } else {
+      this.part("par", "none", () => null);
+    }
+    const list = this.part("log", cut ? null : whole, () => this.logList(hand, marks));
+    const current = list.at(this.step);
+    this.part("score", null, () => this.scoreBox(hand, state));
+    if (current && current !== list.shown) {
+      list.shown = current;
       const top = current.offsetTop - list.offsetTop;
       if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
         list.scrollTop = Math.max(top - list.clientHeight / 2, 0);
@@ -666,8 +728,9 @@ class Board {
   // The tricks each side can still make, double dummy, from the start of play and after
   // each card: a small chart along the hand. A click on it goes to that card; mistakes are
   // dotted, the position shown is the upright line. Without spoilers it stops at the card
-  // shown.
-  parStrip(hand, state) {
+  // shown. Its ``at(played)`` moves the line and the legend to the position after that many
+  // cards.
+  parStrip(hand) {
     const analysis = hand.analysis;
     const cards = hand.log.filter((entry) => entry.kind === "card");
     const shown = this.spoilerFree ? cards.filter((entry) => entry.step <= this.step).length : analysis.plays.length;
@@ -690,8 +753,8 @@ class Board {
       if (path) chart.append(svg("path", { class: `par-line side${side}`, d: path }));
     }
     const marks = analysis.marks;
-    const played = state.played;
-    if (played <= shown) chart.append(svg("line", { class: "par-cursor", x1: x(played), x2: x(played), y1: 0, y2: height }));
+    const cursor = svg("line", { class: "par-cursor", y1: 0, y2: height });
+    chart.append(cursor);
     cards.slice(0, shown).forEach((entry, index) => {
       const point = analysis.plays[index].after;
       if (point && isMistake(marks[String(entry.play)])) {
@@ -708,21 +771,29 @@ class Board {
       spot.addEventListener("click", () => this.go(this.hand, step));
       chart.append(spot);
     });
-    const now = points[played] || null;
-    const legend = el("div", { class: "par-legend" }, [
-      el("span", { class: "par-key side0", text: `${this.game.sides[0]}${now ? ` ${now[0]}` : ""}` }),
-      el("span", { class: "par-key side1", text: `${this.game.sides[1]}${now ? ` ${now[1]}` : ""}` }),
-    ]);
-    return el("div", { class: "par-strip", title: "Double dummy: the tricks each side can still make (its final count) after each card; click to go there" }, [
+    const keys = [0, 1].map((side) => el("span", { class: `par-key side${side}` }));
+    const strip = el("div", { class: "par-strip", title: "Double dummy: the tricks each side can still make (its final count) after each card; click to go there" }, [
       el("div", { class: "log-head", text: "Par, card by card" }),
       chart,
-      legend,
+      el("div", { class: "par-legend" }, keys),
     ]);
+    strip.at = (played) => {
+      if (played <= shown) {
+        cursor.setAttribute("x1", String(x(played)));
+        cursor.setAttribute("x2", String(x(played)));
+        cursor.removeAttribute("visibility");
+      } else {
+        cursor.setAttribute("visibility", "hidden");
+      }
+      const now = points[played] || null;
+      keys.forEach((key, side) => {
+        key.textContent = `${this.game.sides[side]}${now ? ` ${now[side]}` : ""}`;
+      });
+    };
+    return strip;
   }
 
   entryNode(entry, marks) {
-    const current = entry.step === this.step;
-    const classes = `entry${current ? " current" : ""}${entry.step > this.step ? " later" : ""}`;
     const who = this.game.players[entry.seat];
     let body;
     if (entry.kind === "card") {
@@ -739,7 +810,7 @@ class Board {
       const shown = (cards) => (Array.isArray(cards) ? cards.flatMap((card) => [this.cards.node(card), " "]) : [`${cards} card(s)`]);
       body = [`${who} exchanges `, ...shown(entry.out), "for ", ...shown(entry.in)];
     }
-    return el("button", { type: "button", class: classes, "data-step": String(entry.step), title: `step ${entry.step}`, onclick: this.jump(entry.step) }, body);
+    return el("button", { type: "button", class: "entry", "data-step": String(entry.step), title: `step ${entry.step}`, onclick: this.jump(entry.step) }, body);
   }
 
   logList(hand, marks) {
@@ -771,6 +842,18 @@ class Board {
         );
       }
     }
+    // the entries, each with its step: at(step) marks the current one (which it returns)
+    // and the later ones
+    const entries = [...list.querySelectorAll(".entry")].map((node) => [Number(node.dataset.step), node]);
+    list.at = (step) => {
+      let current = null;
+      for (const [at, node] of entries) {
+        node.classList.toggle("current", at === step);
+        node.classList.toggle("later", at > step);
+        if (at === step) current = node;
+      }
+      return current;
+    };
     return list;
   }
 
@@ -814,6 +897,7 @@ export default function (component) {
     data,
     (position) => setStateValue("position", position),
     (count) => setStateValue("poll", count),
+    (when) => setStateValue("drawn", when),
   );
   return () => {
     board.destroy();

@@ -8,7 +8,11 @@ state value ``position``: hand number and step), a moment after the last step, s
 session and the address (:mod:`.urlstate`) follow; that rerun is the board's fragment only.
 While hands are analysed in the background (:mod:`.double_dummy`), the board asks again a
 second after each run (``POLL_MS`` in board.js; the state value ``poll``), which reruns its
-fragment: the analyses done by then come with it.
+fragment: the analyses done by then come with it (and it asks again each second until a run
+says nothing is waiting). Once drawn, the board says so (the state value ``drawn``, a new
+value after each run whose data says Python has not heard it: ``drawn`` in the data), which
+reruns the fragment too: the page draws what the browser is slow to load (the score chart,
+and plotly's script with it) only then, so that the board is drawn first.
 
 The data sent stays the same from one rerun to the next (the start position is the one of
 the first run of a game and view), so the browser is not sent the game again, and the board
@@ -71,6 +75,17 @@ def position() -> tuple[int, int] | None:
     return hand, step
 
 
+def drawn() -> bool:
+    """Whether the board is drawn in the browser (it said so once mounted)."""
+    state = st.session_state.get(KEY)
+    return state is not None and state.get("drawn") is not None
+
+
+def _shown() -> None:
+    """The board said it is drawn: the run of its fragment that follows adds what waited
+    for it."""
+
+
 def _asked() -> None:
     """The board asked again for the analyses it waits for: the run of its fragment that
     follows is the answer (it sends what is done by then)."""
@@ -83,6 +98,7 @@ def draw(
     viewer: Viewer,
     start: tuple[int, int],
     *,
+    heard: tuple[int, int],
     spoiler_free: bool,
     analyses: dict[int, HandAnalysis] | None = None,
     waiting: list[int] | None = None,
@@ -90,9 +106,11 @@ def draw(
 ) -> None:
     """Mount the board on ``replay`` (game key ``game``) seen by ``viewer``, starting at
     ``start`` (hand number, step) when ``token`` is new; ``on_position`` is called when the
-    board tells a new position. ``waiting``: the hands analysed in the background, not done
-    yet; the board asks again a moment later (its state value ``poll``) while there are
-    any."""
+    board tells a new position, and ``heard`` is the session's position in this run (the
+    board shows it as its ``data-heard`` attribute, ``hand:step``: what a test waits for
+    to know that Python has heard a step). ``waiting``: the hands analysed in the
+    background, not done yet; the board asks again a moment later (its state value
+    ``poll``) while there are any."""
     found = analyses or {}
     version = tuple(sorted((number, analysis.analysed_from) for number, analysis in found.items()))
     data = _data(game, viewer, version, replay, found)
@@ -108,10 +126,13 @@ def draw(
             "token": token,
             "version": ",".join(f"{number}:{key}" for number, key in version),
             "start": starts[token],
+            "heard": {"hand": heard[0], "step": heard[1]},
+            "drawn": drawn(),
             "spoilerFree": spoiler_free,
             "waiting": waiting or [],
             "game": data,
         },
         on_position_change=on_position,
         on_poll_change=_asked,
+        on_drawn_change=_shown,
     )

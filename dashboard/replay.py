@@ -119,8 +119,10 @@ def _board(
 ) -> None:
     """The board, from ``start`` (the position of the page's last full run), and what
     follows the position it tells: the session's position, the double-dummy analysis of the
-    hand shown and the chart. A position told, or the board asking again for the analyses
-    made in the background, reruns this alone."""
+    hand shown and, once the board is drawn in the browser, the chart (plotly's script takes
+    the browser seconds to load: the board comes first). A position told, the board asking
+    again for the analyses made in the background, or saying it is drawn, reruns this
+    alone."""
     replay = picked.replay
     number, step = _position(replay)
     waiting = []
@@ -133,6 +135,7 @@ def _board(
         replay,
         viewer,
         start,
+        heard=(number, step),
         spoiler_free=spoiler_free,
         analyses=double_dummy.known(picked.ref) if viewer is None else None,
         waiting=[hand.number for hand, _ in waiting],
@@ -150,7 +153,8 @@ def _board(
             "Double dummy reads every hand: its marks, pars and verdicts are shown in the "
             "full view only."
         )
-    _game_so_far(context, picked, number, spoiler_free)
+    if board_widget.drawn():
+        _game_so_far(context, picked, number, spoiler_free)
 
 
 def render() -> None:

@@ -18,7 +18,7 @@ from spades_replay.store.layout import StoreError
 
 from . import store, validate
 from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, not_records, scan
-from .markup import md
+from .markup import md, plain
 from .selection import Filters, apply, game_numbers, offered
 from .widgets import CONTEXT, Context, admit, opened_uploads
 
@@ -130,7 +130,9 @@ def render_store(directory: str) -> Context:
     sidebar = st.sidebar
     sidebar.header("Data")
     sidebar.caption("The store")
-    sidebar.code(directory, language=None, wrap_lines=True)  # the whole path, never cut
+    # the whole path, never cut; as plain text, since a code block would have the browser
+    # load its syntax highlighter first (seconds of the first page on a busy machine)
+    sidebar.text(plain(directory, len(directory)), wrap=True)
     try:
         key = store.manifest_key(directory)
         view = store.open_view(directory, key)
@@ -191,7 +193,7 @@ def render(paths: tuple[str, ...]) -> Context:
     sidebar.header("Data")
     if paths:
         sidebar.caption("Records under")
-        sidebar.code("\n".join(paths), language=None, wrap_lines=True)
+        sidebar.text("\n".join(plain(path, len(path)) for path in paths), wrap=True)
     else:
         sidebar.caption("No path given: upload records below.")
     uploads = _uploads(sidebar)

@@ -44,6 +44,7 @@ from .support.apptest import (
     board_start,
     board_step,
     charts_of,
+    drawn,
     markdown_of,
     open_app,
     pick_game,
@@ -112,7 +113,7 @@ def test_opens_clean_on_the_sample_records_of_the_fixtures(app: AppTest) -> None
     )
     assert not app.sidebar.warning
     assert not app.sidebar.error
-    shown = app.sidebar.code[0].value.splitlines()
+    shown = app.sidebar.text[0].value.splitlines()
     assert [Path(path).name for path in shown] == ["corpus", "four-player", "two-player"]
     picker = app.selectbox(key="game")
     assert len(picker.options) == games
@@ -155,7 +156,9 @@ def test_the_board_is_sent_every_step_of_every_hand(app: AppTest) -> None:
 
 def test_the_position_the_board_tells_moves_the_chart_and_the_address(app: AppTest) -> None:
     replay = _first_game()
-    (chart,) = charts_of(app)
+    # the chart waits for the board to be drawn in the browser, then comes with every run
+    assert charts_of(app) == []
+    (chart,) = charts_of(drawn(app))
     assert chart["layout"]["title"]["text"] == "Running score"
     assert [trace["y"][-1] for trace in chart["data"]] == list(replay.result.scores)
     assert chart["layout"]["shapes"][-1]["x0"] == 1

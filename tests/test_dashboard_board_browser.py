@@ -293,7 +293,7 @@ def test_a_large_store_keeps_the_game_on_every_page(store_server: str, browser: 
     page.keyboard.press("PageDown")
     page.keyboard.press("ArrowRight")
     _at(page, 2, 1)
-    _told(page, browser)
+    _heard(page, browser, 2, 1)
     for name in ("Game charts", "What-if", "Corpus stats", "Validate", "Replay"):
         page.get_by_role("link", name=name).click()
         expect(page).to_have_url(re.compile(r"game=four-player-s12-000007~5"))
@@ -306,12 +306,12 @@ def test_a_large_store_keeps_the_game_on_every_page(store_server: str, browser: 
     expect(page.get_by_text(re.compile("many\u2060?\\.jsonl:\u2060?108$"))).to_be_visible()
 
 
-def _told(page: Any, browser: Browser) -> None:
-    """Wait until the board has sent Python its position (it does so a moment after the last
-    step) and the run that takes it has ended: a page left before then opens on the position
+def _heard(page: Any, browser: Browser, hand: int, step: int) -> None:
+    """Wait until Python has heard the board's position (the board tells it a moment after
+    the last step; the run that hears it sends the board the session's position, its
+    ``data-heard``) and that run has ended: a page left before then opens on the position
     Python last heard."""
-    expect(page.locator(".board")).to_have_attribute("data-told", "yes")
-    page.wait_for_timeout(250)  # the run the report starts, begun
+    expect(page.locator(".board")).to_have_attribute("data-heard", f"{hand}:{step}")
     browser.settled()
 
 

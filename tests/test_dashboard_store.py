@@ -313,9 +313,9 @@ def test_the_sidebar_shows_the_whole_store_path_and_no_expected_file_as_invalid(
     verdicts beside fixtures/invalid's records, no record itself) is named apart, not
     counted among the invalid records."""
     at = _app(store, monkeypatch)
-    (path,) = at.sidebar.code
+    (path,) = at.sidebar.text
     assert path.value == str(store)
-    assert path.proto.wrap_lines
+    assert path.proto.wrap
     assert at.sidebar.warning[0].value == f"{INVALID - 1} invalid record(s) left out"
     assert any(
         "Not records" in item.value and "EXPECTED" in item.value for item in at.sidebar.caption

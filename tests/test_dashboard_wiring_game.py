@@ -15,7 +15,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from .conftest import FIXTURES
-from .support.apptest import charts_of, open_app, pick_game, run_app
+from .support.apptest import charts_of, drawn, open_app, pick_game, run_app
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -111,7 +111,7 @@ def test_spoiler_free_cuts_the_running_score_of_the_replay_page() -> None:
     two before it; and back again."""
     game = "two-player-s11-000002"
     hands = _complete(RECORDS[game])
-    at = open_app(query={"game": game, "hand": "3"})
+    at = drawn(open_app(query={"game": game, "hand": "3"}))
     assert _picked(at) == game
 
     def lines() -> list[list[Any]]:

@@ -99,14 +99,29 @@ def board_step(at: AppTest, hand: int, step: int) -> dict[str, Any]:
     return found
 
 
-def tell(at: AppTest, hand: int, step: int) -> AppTest:
-    """Run the app as after the board told Python it is at (hand number, step): what the
-    browser sends when the reader steps (AppTest runs no JavaScript)."""
+DRAWN = 1
+"""The board's state value ``drawn`` in the runs below (the browser sends the time it was
+drawn)."""
+
+
+def _board_state(at: AppTest, state: dict[str, Any]) -> AppTest:
+    """Run the app as after the board sent its state values ``state``."""
     (board,) = at.get("bidi_component")
     states = at._tree.get_widget_states()
-    position = {"position": {"hand": hand, "step": step}}
-    states.widgets.append(WidgetState(id=board.proto.id, json_value=json.dumps(position)))
+    states.widgets.append(WidgetState(id=board.proto.id, json_value=json.dumps(state)))
     return run_app(lambda: at._run(states))
+
+
+def drawn(at: AppTest) -> AppTest:
+    """Run the app as after the board said it is drawn in the browser, which it does once
+    mounted (AppTest runs no JavaScript): the Replay page then adds its chart."""
+    return _board_state(at, {"drawn": DRAWN})
+
+
+def tell(at: AppTest, hand: int, step: int) -> AppTest:
+    """Run the app as after the board, drawn, told Python it is at (hand number, step): what
+    the browser sends when the reader steps."""
+    return _board_state(at, {"drawn": DRAWN, "position": {"hand": hand, "step": step}})
 
 
 def tell_until_analysed(at: AppTest, hand: int, step: int, timeout: float = 600) -> dict[str, Any]:
