@@ -294,6 +294,10 @@ def test_a_large_store_keeps_the_game_on_every_page(store_server: str, browser: 
     page.keyboard.press("ArrowRight")
     _at(page, 2, 1)
     _heard(page, browser, 2, 1)
+    # the hand shown analysed, the board no longer asks the server for it: a question sent
+    # as a link to another page is clicked would be run in that page's stead
+    expect(page.get_by_text("in the background")).to_have_count(0, timeout=600_000)
+    browser.settled()
     for name in ("Game charts", "What-if", "Corpus stats", "Validate", "Replay"):
         page.get_by_role("link", name=name).click()
         expect(page).to_have_url(re.compile(r"game=four-player-s12-000007~5"))
