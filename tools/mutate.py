@@ -77,7 +77,7 @@ MODULES: dict[str, Module] = {
     ),
     "stats": Module(
         ("spades_replay/stats/metrics.py",),
-        ("tests/test_stats_oracle.py",),
+        ("tests/test_stats_oracle.py", "tests/test_stats_analysis.py"),
         polars=True,
     ),
     "store": Module(
@@ -88,6 +88,7 @@ MODULES: dict[str, Module] = {
     "dashboard": Module(
         ("spades_replay/dashboard/data.py",),
         (
+            "tests/test_dashboard_data.py",
             "tests/test_dashboard_parts.py",
             "tests/test_dashboard_figures.py",
             "tests/test_dashboard_store.py",
