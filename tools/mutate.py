@@ -111,6 +111,24 @@ _JOIN_ORDER = (
     "a left join's maintain_order dropped: the rows come in another order, but the frame is"
     " sorted by variant and rules at the end"
 )
+_SAME_LENGTH = (
+    "zip's strict=True dropped or made false: the frames and the offsets zipped are built"
+    " one for one, so they are always of the same length"
+)
+_TASK_INDEX = (
+    "a Task's index changed: the index only orders the tasks of a parallel read, and a"
+    " task read on its own never looks at it"
+)
+_PLACE_ONLY = (
+    "the path or line given to check_bytes changed: they only name the place in the report,"
+    " which _replayed drops; the replay of a valid record is the same"
+)
+_SAME_GAME = (
+    "a cache key's origin or name made None: the digest of the bytes and the line name the"
+    " game already, so the key still tells every game apart"
+)
+_DATA = "spades_replay.dashboard.data."
+
 EQUIVALENT: dict[str, str] = {
     "spades_replay.stats.metrics.x_player_metrics__mutmut_14": _GROUP_ORDER,
     "spades_replay.stats.metrics.x_player_metrics__mutmut_22": _GROUP_ORDER,
@@ -128,6 +146,48 @@ EQUIVALENT: dict[str, str] = {
     "spades_replay.stats.metrics.x_variant_metrics__mutmut_128": _JOIN_ORDER,
     "spades_replay.stats.metrics.x_variant_metrics__mutmut_132": _JOIN_ORDER,
     "spades_replay.stats.metrics.x_variant_metrics__mutmut_136": _JOIN_ORDER,
+    **{
+        f"{_DATA}x_combine__mutmut_{number}": _SAME_LENGTH
+        for number in (41, 44, 45, 53, 56, 57, 65, 68, 69, 77, 80, 81)
+    },
+    f"{_DATA}x_combine__mutmut_15": (
+        "the first offset made 1: it renumbers the empty load put first, which has no rows"
+    ),
+    f"{_DATA}x__renumbered__mutmut_2": "an offset of 0 added anyway: adding 0 changes nothing",
+    f"{_DATA}x_expected_bytes__mutmut_28": (
+        "read(None) for read(4) after seeking 4 bytes from the end: the same 4 bytes"
+    ),
+    f"{_DATA}x_expected_bytes__mutmut_29": (
+        "read(5) for read(4) after seeking 4 bytes from the end: the same 4 bytes"
+    ),
+    f"{_DATA}x_read_files__mutmut_15": _TASK_INDEX,
+    f"{_DATA}x_read_files__mutmut_21": _TASK_INDEX,
+    f"{_DATA}x__sources_of__mutmut_16": _TASK_INDEX,
+    f"{_DATA}x__sources_of__mutmut_22": _TASK_INDEX,
+    **{f"{_DATA}x__replayed__mutmut_{number}": _PLACE_ONLY for number in (2, 3, 5, 6)},
+    **{
+        f"{_DATA}x_{name}__mutmut_{n}": _SAME_GAME
+        for name in ("card_values", "hand_analysis")
+        for n in (1, 2)
+    },
+    f"{_DATA}x_replay_of__mutmut_15": _SAME_GAME,
+    f"{_DATA}x_card_values__mutmut_8": (
+        "the guess made None: the guess only speeds the search up, the values are the same"
+    ),
+    f"{_DATA}x_load__mutmut_3": (
+        "no files read anyway: reading no files gives an empty load, which adds nothing"
+    ),
+    **{
+        f"{_DATA}x_replay_of__mutmut_{number}": (
+            "the stamp made None: the stamp only spares taking the digest again; without it"
+            " the digest is taken, and agrees"
+        )
+        for number in (6, 11)
+    },
+    f"{_DATA}xǁBackgroundǁask__mutmut_14": "popitem(last=None) is popitem(last=False)",
+    f"{_DATA}x_replays_of__mutmut_31": (
+        "the digest of a place not read again made None: the place in words never shows it"
+    ),
     "spades_replay.engine.scoring.x_winner__mutmut_10": (
         "> made >=: winner() is asked only once end_reason() has said the game is over, "
         "which it never says on a tie"
