@@ -188,6 +188,25 @@ def test_a_tampered_manifest_is_refused_naming_the_field(store: Path, field: str
         assert f"ingest PATH... --store {store} --rebuild" in str(error)
 
 
+def test_a_damaged_store_is_named_and_what_it_quotes_is_cut_short(
+    built: Path, tmp_path: Path
+) -> None:
+    """The message names the store (its path cut at 500 characters) and quotes the wrong
+    value (cut at 80), each followed by an ellipsis."""
+    deep = tmp_path / ("d" * 200) / ("e" * 200) / ("f" * 200) / "store"
+    shutil.copytree(built, deep, symlinks=True)
+    data = manifest_of(deep)
+    data["sources"][0]["sha256"] = "z" * 100
+    write_manifest(deep, data)
+    name = str(deep)[:500] + "…"
+    assert len(str(deep)) > 500
+    assert str(refused(deep)) == (
+        f'the store {name} is damaged: sources[0].sha256 is "{"z" * 79}…, not a sha256 '
+        f"digest; rebuild it: spades-replay ingest PATH... --store {name} --rebuild "
+        "[store.damaged]"
+    )
+
+
 def test_a_manifest_that_is_not_json_is_damaged(store: Path) -> None:
     (store / MANIFEST).write_bytes(b'{"kind": "spades-replay st')
     assert "manifest.json is not JSON" in str(refused(store))
@@ -285,8 +304,12 @@ def test_rebuild_removes_links_out_but_never_what_they_point_to(store: Path) -> 
 
 def test_rebuild_refuses_another_programs_manifest(tmp_path: Path) -> None:
     (tmp_path / MANIFEST).write_text('{"kind": "my notes"}')
-    with pytest.raises(StoreError, match="is not a spades-replay store"):
+    with pytest.raises(StoreError) as caught:
         ingest([TWO], tmp_path, rebuild=True)
+    assert str(caught.value) == (
+        f"{tmp_path} is not a spades-replay store (manifest.json is not its manifest): "
+        "it is not rebuilt"
+    )
     assert (tmp_path / MANIFEST).read_text() == '{"kind": "my notes"}'
 
 
