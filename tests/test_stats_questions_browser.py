@@ -154,9 +154,14 @@ def test_how_a_player_does_with_each_partner(
         heading = page.get_by_role("heading", name="Partners and opponents")
         heading.scroll_into_view_if_needed()
         expect(heading).to_be_in_viewport()
-        table = page.get_by_test_id("stDataFrame").filter(
-            has=page.get_by_text(partners.item(0, "partner"), exact=True)
+        # the partners' table: the one in the column its caption names (a partner's name is
+        # in other tables too)
+        table = (
+            page.get_by_test_id("stColumn")
+            .filter(has_text="her games with each partner")
+            .get_by_test_id("stDataFrame")
         )
+        expect(table.first).to_contain_text(partners.item(0, "partner"))
         expect(table.first).to_be_in_viewport()
         cells = _cells(table.first)
         for row in partners.iter_rows(named=True):
