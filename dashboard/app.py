@@ -1,8 +1,9 @@
 """The dashboard's entry script, run by Streamlit: ``spades-replay dashboard [PATH...]`` or
 ``streamlit run dashboard/app.py [-- PATH...]``, or on a store: ``-- --store DIR``.
 
-It builds the frame: page config, the shared sidebar (which loads the data), and the
-navigation between the pages; each page is a module of its own. The address is read before
+It builds the frame: page config, the watcher of page changes (:mod:`.leaving`), the shared
+sidebar (which loads the data), and the navigation between the pages; each page is a module
+of its own. The address is read before
 the page runs and written after it (:mod:`.urlstate`).
 """
 
@@ -12,6 +13,7 @@ import streamlit as st
 from spades_replay.dashboard import (
     charts,
     leaderboard,
+    leaving,
     player,
     replay,
     sidebar,
@@ -24,6 +26,7 @@ from spades_replay.dashboard.data import data_paths, store_path
 
 st.set_page_config(page_title="spades-replay", page_icon="♠", layout="wide")
 urlstate.arrive()
+leaving.watch()
 store = store_path(sys.argv, __file__)
 if store is not None:
     context = sidebar.render_store(store)

@@ -18,6 +18,16 @@ try {
   memory.fourColour = false;
 }
 
+// Whether the reader has asked for another page (leaving.js notes it, and the address it
+// leaves, until the new page's address shows).
+function leaving() {
+  const from = window.spadesReplayLeaving;
+  if (from === undefined || from === null) return false;
+  if (window.location.pathname === from) return true;
+  window.spadesReplayLeaving = null;
+  return false;
+}
+
 function el(tag, attributes, children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes || {})) {
@@ -117,6 +127,13 @@ class Board {
     this.shownTo = null;
   }
 
+  // Whether the board may tell Python anything: not once the reader has asked for another
+  // page, by a link or by the browser's Back and Forward (the address no longer shows the
+  // page the board was drawn on).
+  heard() {
+    return !leaving() && window.location.pathname === this.path;
+  }
+
   // Ask the server again, a moment from now, while it analyses hands for this board; and
   // again each moment after, until an answer says nothing is waiting (a question whose run
   // the server let go, or whose answer did not reach the board, is asked again).
@@ -126,9 +143,7 @@ class Board {
     if (!waiting || waiting.length === 0) return;
     this.pollTimer = window.setTimeout(() => {
       this.pollTimer = null;
-      // once the reader went to another page, this board is only left on screen until
-      // that page is drawn: a question from it would be about a page no longer there
-      if (window.location.pathname !== this.path) return;
+      if (!this.heard()) return;
       this.polls += 1;
       if (this.ask) this.ask(this.polls);
       this.poll(waiting);
@@ -138,10 +153,7 @@ class Board {
   destroy() {
     window.removeEventListener("keydown", this.onKey);
     if (this.pollTimer !== null) window.clearTimeout(this.pollTimer);
-    if (this.timer !== null) {
-      window.clearTimeout(this.timer);
-      this.flush();
-    }
+    this.tellNow();
     this.root.remove();
   }
 
@@ -178,12 +190,14 @@ class Board {
     this.build();
     this.draw(false);
     this.tellDrawn(data, drawn);
+    // a step Python was not told (the reader left the page at once) is told now
+    if (kept && (kept.hand !== data.start.hand || kept.step !== data.start.step)) this.remember();
   }
 
   // The page adds what is slow to load in the browser (the score chart) once the board is
   // on the screen: tell Python so, with a new value, after each run that had not heard it.
   tellDrawn(data, drawn) {
-    if (data.drawn || this.shownTo === data) return;
+    if (data.drawn || this.shownTo === data || !this.heard()) return;
     this.shownTo = data;
     drawn(Date.now());
   }
@@ -307,7 +321,16 @@ class Board {
 
   flush() {
     this.timer = null;
-    if (this.report) this.report({ hand: this.game.hands[this.hand].number, step: this.step });
+    if (this.report && this.heard()) this.report({ hand: this.game.hands[this.hand].number, step: this.step });
+  }
+
+  // Tell the position at once if a step has not been told yet (the board is taken off the
+  // page: drawn again for another game or view; once the reader is leaving the page, the
+  // step stays untold, kept in memory, and is told when the board is drawn again).
+  tellNow() {
+    if (this.timer === null) return;
+    window.clearTimeout(this.timer);
+    this.flush();
   }
 
   // --- drawing --------------------------------------------------------------------------
