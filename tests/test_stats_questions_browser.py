@@ -82,20 +82,12 @@ def _timed(browser: Browser, question: str, where: str, path: Callable[[], None]
     browser.page.goto("about:blank")
 
 
-PATHS = {"Leaderboard": "leaderboard", "Player": "player", "What-if": "whatif"}
-"""The address of each page a question starts on."""
-
-
-def _go(browser: Browser, dashboard: Dashboard, page_title: str, where: str) -> Any:
-    """Open the dashboard (a new session) and click ``page_title`` in the sidebar; on the
-    store, open the page at its address instead. (Its first page, Replay, shows a
-    four-player game there, whose hands the server analyses in the background while the
-    board asks for them: a page clicked meanwhile is sometimes left half drawn.)"""
-    if where == "store":
-        page = browser.open(dashboard.url.rstrip("/") + "/" + PATHS[page_title])
-    else:
-        page = browser.open(dashboard.url)
-        page.get_by_test_id("stSidebarNavLink").filter(has_text=page_title).click()
+def _go(browser: Browser, dashboard: Dashboard, page_title: str) -> Any:
+    """Open the dashboard (a new session: its first page, Replay, shows a four-player game,
+    whose hands the server analyses in the background while the board asks for them) and
+    click ``page_title`` in the sidebar at once, as a reader who knows where she goes."""
+    page = browser.open(dashboard.url)
+    page.get_by_test_id("stSidebarNavLink").filter(has_text=page_title).click()
     expect(page.get_by_role("heading", name=page_title, exact=True)).to_be_visible()
     return page
 
@@ -130,7 +122,7 @@ def test_who_is_the_best_player_and_how_sure_we_are(
     chance = chance_above(best["mu"], best["sigma"], second["mu"], second["sigma"])
 
     def path() -> None:
-        page = _go(browser, dashboard, "Leaderboard", request.node.callspec.id)
+        page = _go(browser, dashboard, "Leaderboard")
         answer = _line(page, "Best rated:")
         expect(answer).to_be_visible()
         expect(answer).to_contain_text(f"Best rated: {best['player']} ({best['player_key']})")
@@ -149,7 +141,7 @@ def test_how_a_player_does_with_each_partner(
     assert partners.height > 0
 
     def path() -> None:
-        page = _go(browser, dashboard, "Player", request.node.callspec.id)
+        page = _go(browser, dashboard, "Player")
         _pick_player(browser, page)
         heading = page.get_by_role("heading", name="Partners and opponents")
         heading.scroll_into_view_if_needed()
@@ -182,7 +174,7 @@ def test_how_her_nil_success_changed_over_her_last_200_games(
         assert played > 200
 
     def path() -> None:
-        page = _go(browser, dashboard, "Player", request.node.callspec.id)
+        page = _go(browser, dashboard, "Player")
         _pick_player(browser, page)
         chart = page.locator(".js-plotly-plot").filter(
             has_text=f"her last {change[0]['games']} games"
@@ -218,7 +210,7 @@ def test_which_games_change_winner_at_target_300(
     assert changed.height > 0
 
     def path() -> None:
-        page = _go(browser, dashboard, "What-if", request.node.callspec.id)
+        page = _go(browser, dashboard, "What-if")
         browser.settled()
         target = page.get_by_label("Target score", exact=True)
         target.fill("300")
