@@ -21,7 +21,7 @@ from spades_replay.stats.tables import Tables
 from spades_replay.store.ingest import ingest
 
 from .conftest import FIXTURES
-from .support.apptest import ENTRY, charts_of, open_app, player_keys, run_app, table_of
+from .support.apptest import ENTRY, board, charts_of, open_app, player_keys, run_app, table_of
 
 
 def _tables(*paths: Path) -> Tables:
@@ -214,7 +214,7 @@ def test_the_player_page_opens_from_the_leaderboard_and_links_to_the_replay() ->
     assert f"in the first {change[1]['games']} of them" in line
     game = at.selectbox(key="player_game").value
     at = run_app(at.button(key="player_open_game").click())
-    assert at.get("bidi_component")  # the Replay page's board (it has no title)
+    assert board(at)  # the Replay page's board (it has no title)
     ids = dict(player.games_of(tables, "heuristic-beth").select("game", "game_id").iter_rows())
     picker = at.selectbox(key="game")
     assert picker.options[picker.index].startswith(ids[game] + " ")

@@ -78,10 +78,20 @@ def go_to(at: AppTest, page: str) -> AppTest:
     return run_app(at)
 
 
+def board(at: AppTest) -> Any:
+    """The Replay page's board (of the page's components, the one named so: the sidebar
+    holds another, the watcher of page changes)."""
+    (found,) = [
+        element
+        for element in at.get("bidi_component")
+        if element.proto.component_name.endswith("spades_replay.board")
+    ]
+    return found
+
+
 def board_data(at: AppTest) -> dict[str, Any]:
     """What the Replay page sent its board (the component's data: docs/dashboard.md)."""
-    (board,) = at.get("bidi_component")
-    data: dict[str, Any] = json.loads(board.proto.json)
+    data: dict[str, Any] = json.loads(board(at).proto.json)
     return data
 
 
@@ -106,9 +116,8 @@ drawn)."""
 
 def _board_state(at: AppTest, state: dict[str, Any]) -> AppTest:
     """Run the app as after the board sent its state values ``state``."""
-    (board,) = at.get("bidi_component")
     states = at._tree.get_widget_states()
-    states.widgets.append(WidgetState(id=board.proto.id, json_value=json.dumps(state)))
+    states.widgets.append(WidgetState(id=board(at).proto.id, json_value=json.dumps(state)))
     return run_app(lambda: at._run(states))
 
 
