@@ -13,10 +13,12 @@ once and kept in ``benchmarks/out/``), driven in Debian's chromium by Playwright
   ``requestAnimationFrame``, then a task: the frame is painted), on a two-player game with
   every hand analysed and on a four-player game with the hand shown analysed (target p95
   <= 50 ms);
-- **the baseline, in the same run**: the server round trip that follows a step (the board
-  tells Python its position; that run of the board's fragment), from the report sent to
-  the run finished in the page, on the two-player game (every hand analysed, so nothing
-  else runs): what every step would wait for if it asked the server.
+- **the baselines, in the same run**: for a step, the server round trip that follows it (the
+  board tells Python its position; that run of the board's fragment), from the report sent
+  to the run finished in the page, on the two-player game (every hand analysed, so nothing
+  else runs): what every step would wait for if it asked the server. For the first board,
+  an empty Streamlit page (one line of text, served by the same Streamlit), opened the same
+  way: what any Streamlit page costs the browser before the app draws anything.
 
 Results are printed and written to ``benchmarks/out/board.json``; with ``--write-docs`` they
 also go in docs/performance.md between its ``board-bench`` markers. Without chromium it stops,
@@ -32,14 +34,16 @@ import os
 import platform
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
 from pages import replace_block
-from store import CHROMIUM, _serve
+from store import CHROMIUM, _free_port, _serve
 from whatif import BASE_GAMES, OUT, store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,6 +123,53 @@ def first_board(browser: Any, url: str) -> float:
     return seconds
 
 
+EMPTY_TEXT = "An empty Streamlit page"
+EMPTY_APP = f"import streamlit as st\n\nst.write({EMPTY_TEXT!r})\n"
+"""The baseline's app: one line of text."""
+
+
+def empty_page(browser: Any, folder: Path) -> float:
+    """The median of three openings, each as :func:`first_board` opens the board, of an
+    empty Streamlit page served in ``folder``: seconds to its text shown."""
+    app = folder / "empty.py"
+    app.write_text(EMPTY_APP, encoding="utf-8")
+    port = _free_port()
+    environment = dict(os.environ, HOME=str(folder), STREAMLIT_SERVER_FILE_WATCHER_TYPE="none")
+    command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless=true"]
+    command += [f"--server.port={port}", "--browser.gatherUsageStats=false"]
+    process = subprocess.Popen(
+        command,
+        env=environment,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the empty Streamlit page's server did not start") from None
+                time.sleep(0.2)
+        times = []
+        for _ in range(4):
+            context = browser.new_context(viewport={"width": 1440, "height": 900})
+            page = context.new_page()
+            start = time.perf_counter()
+            page.goto(f"http://127.0.0.1:{port}/", wait_until="commit")
+            page.get_by_text(EMPTY_TEXT).wait_for(timeout=300_000)
+            times.append(time.perf_counter() - start)
+            context.close()
+        # the first opening is the cold one, as for the board
+        return statistics.median(times[1:])
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
 def steps(browser: Any, url: str, every_hand: bool) -> tuple[list[float], list[float]]:
     """Press :data:`KEYS` on the board at ``url`` (once every hand is analysed, when
     ``every_hand``), each after the round trip of the one before: the step latencies (ms)
@@ -192,6 +243,9 @@ def measure(games: int) -> dict[str, Any]:
             result["warm_link_s"] = statistics.median(
                 first_board(browser, url + LINK) for _ in range(3)
             )
+            print("an empty Streamlit page, the baseline ...", file=sys.stderr)
+            result["empty_s"] = empty_page(browser, Path(scratch))
+            result["warm_ratio"] = result["warm_s"] / result["empty_s"]
             latencies: list[float] = []
             trips: list[float] = []
             for name, game, every_hand in (
@@ -245,8 +299,11 @@ def markdown(result: dict[str, Any]) -> str:
             f"| the server round trip after a step, median ({result['trips']}), the baseline | "
             f"{result['trip_median_ms']:.0f} ms: {result['ratio']:.0f} x the step's p95 | | |",
             f"| first board, cold (a new server) | {result['cold_s']:.2f} s | | |",
-            f"| first board, warm (a new session; median of 3) | {result['warm_s']:.2f} s | "
-            f"<= {WARM_TARGET_S:g} s | {met(result['warm_s'] <= WARM_TARGET_S)} |",
+            f"| an empty Streamlit page, opened the same way (median of 3), the baseline | "
+            f"{result['empty_s']:.2f} s | | |",
+            f"| first board, warm (a new session; median of 3) | {result['warm_s']:.2f} s: "
+            f"{result['warm_ratio']:.1f} x the empty page | <= {WARM_TARGET_S:g} s | "
+            f"{met(result['warm_s'] <= WARM_TARGET_S)} |",
             f"| a link to a four-player position, cold / warm | {result['cold_link_s']:.2f} s / "
             f"{result['warm_link_s']:.2f} s | <= {WARM_TARGET_S:g} s warm | "
             f"{met(result['warm_link_s'] <= WARM_TARGET_S)} |",

@@ -140,6 +140,8 @@ def test_the_board_benchmark_report_renders() -> None:
         "ratio": 15.0,
         "cold_s": 4.0,
         "warm_s": 1.2,
+        "empty_s": 0.8,
+        "warm_ratio": 1.5,
         "cold_link_s": 3.0,
         "warm_link_s": 1.7,
     }
@@ -147,7 +149,17 @@ def test_the_board_benchmark_report_renders() -> None:
     assert "| a step, key press to board drawn, p95 (154 steps) | 30.0 ms" in text
     assert "<= 50 ms | yes |" in text
     assert "450 ms: 15 x the step's p95" in text
-    assert "| first board, warm (a new session; median of 3) | 1.20 s | <= 1.5 s | yes |" in text
+    assert (
+        "| an empty Streamlit page, opened the same way (median of 3), the baseline | 0.80 s"
+        in text
+    )
+    assert (
+        "| first board, warm (a new session; median of 3) | 1.20 s: 1.5 x the empty page "
+        "| <= 1.5 s | yes |"
+    ) in text
+    # the baseline's app is a Streamlit script that shows the text its opening waits for
+    assert f"st.write({module.EMPTY_TEXT!r})" in module.EMPTY_APP
+    compile(module.EMPTY_APP, "empty.py", "exec")
     assert "3.00 s / 1.70 s | <= 1.5 s warm | no |" in text
     # each key of the run is one the board's docs list
     assert set(module.KEYS) <= {
