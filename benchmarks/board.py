@@ -34,16 +34,14 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 from pages import replace_block
-from store import CHROMIUM, _free_port, _serve
+from store import CHROMIUM, _serve, serve_command
 from whatif import BASE_GAMES, OUT, store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -133,33 +131,16 @@ def empty_page(browser: Any, folder: Path) -> float:
     empty Streamlit page served in ``folder``: seconds to its text shown."""
     app = folder / "empty.py"
     app.write_text(EMPTY_APP, encoding="utf-8")
-    port = _free_port()
-    environment = dict(os.environ, HOME=str(folder), STREAMLIT_SERVER_FILE_WATCHER_TYPE="none")
     command = [sys.executable, "-m", "streamlit", "run", str(app), "--server.headless=true"]
-    command += [f"--server.port={port}", "--browser.gatherUsageStats=false"]
-    process = subprocess.Popen(
-        command,
-        env=environment,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    command += ["--browser.gatherUsageStats=false", "--server.port"]
+    process, url = serve_command(command, folder, "the empty Streamlit page's server")
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("the empty Streamlit page's server did not start") from None
-                time.sleep(0.2)
         times = []
         for _ in range(4):
             context = browser.new_context(viewport={"width": 1440, "height": 900})
             page = context.new_page()
             start = time.perf_counter()
-            page.goto(f"http://127.0.0.1:{port}/", wait_until="commit")
+            page.goto(url, wait_until="commit")
             page.get_by_text(EMPTY_TEXT).wait_for(timeout=300_000)
             times.append(time.perf_counter() - start)
             context.close()

@@ -213,19 +213,21 @@ def _free_port() -> int:
 
 
 def _serve(store: Path, home: Path) -> tuple[subprocess.Popen[bytes], str]:
+    return serve_command(
+        [sys.executable, "-m", "spades_replay", "dashboard", "--store", str(store), "--port"],
+        home,
+        "the dashboard",
+    )
+
+
+def serve_command(command: list[str], home: Path, what: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``command`` followed by a free port (a Streamlit server), with ``home`` as its
+    HOME, and wait until it answers (``what`` names it if it does not): the process and its
+    address."""
     port = _free_port()
     environment = dict(os.environ, HOME=str(home), STREAMLIT_SERVER_FILE_WATCHER_TYPE="none")
     process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "spades_replay",
-            "dashboard",
-            "--store",
-            str(store),
-            "--port",
-            str(port),
-        ],
+        [*command, str(port)],
         env=environment,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -239,7 +241,7 @@ def _serve(store: Path, home: Path) -> tuple[subprocess.Popen[bytes], str]:
         except OSError:
             time.sleep(0.2)
     process.kill()
-    raise SystemExit("the dashboard did not start")
+    raise SystemExit(f"{what} did not start")
 
 
 STATS_CHARTS = (
