@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
-import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -222,21 +221,11 @@ def _stored(
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _whole_store(directory: str, key: str) -> Future[Counted | None]:
     """:func:`count` of every game of a store (no filter, no upload), started in the
-    background and kept for every session. The store is read on one thread, leaving the
-    other cores to the page being drawn and to the browser. The thread is a daemon: a server
-    stopped while it counts (a million games take minutes) stops at once instead of waiting
-    for it, as it would for a ``ThreadPoolExecutor``'s thread."""
-    future: Future[Counted | None] = Future()
-
-    def work() -> None:
-        try:
-            tables = store.read_tables(directory, Filters(), threads=1)
-            future.set_result(count(tables, Filters()))
-        except BaseException as error:  # handed to the page that waits for it
-            future.set_exception(error)
-
-    threading.Thread(target=work, name="corpus-stats", daemon=True).start()
-    return future
+    background (:func:`~spades_replay.dashboard.store.in_background`) and kept for every
+    session."""
+    return store.in_background(
+        lambda: count(store.whole_tables(directory, key), Filters()), "corpus-stats"
+    )
 
 
 def prefetch(context: Context) -> None:

@@ -11,9 +11,12 @@ and the digest of its manifest, so an ingest into the store is seen at the next 
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import duckdb
 import polars as pl
@@ -182,10 +185,70 @@ def read_tables(directory: str, filters: Filters, *, threads: int | None = None)
         connection.close()
 
 
-@st.cache_data(show_spinner="Reading the store…", max_entries=8)
+@st.cache_resource(show_spinner="Reading the store…", max_entries=8)
 def tables(directory: str, key: str, filters: Filters) -> Tables:
-    """:func:`read_tables`, cached on the store's directory and manifest digest."""
+    """:func:`read_tables`, cached on the store's directory and manifest digest, and shared by
+    every session as read: the frames are never changed in place, and a data cache would
+    pickle them once and unpickle them at every run (16 s for the 960 MB of 100,000 games)."""
     return read_tables(directory, filters)
+
+
+T = TypeVar("T")
+
+
+def in_background(work: Callable[[], T], name: str) -> Future[T]:
+    """Run ``work`` in a daemon thread named ``name`` and hand its result, or what it raised,
+    to the future returned; the page asks the future and never waits for it. A daemon: a
+    server stopped meanwhile (a million games take minutes) stops at once, instead of waiting
+    for it as it would for a ``ThreadPoolExecutor``'s thread."""
+    future: Future[T] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(work())
+        except BaseException as error:  # handed to the page that asks for it
+            future.set_exception(error)
+
+    threading.Thread(target=run, name=name, daemon=True).start()
+    return future
+
+
+WHOLE_STORE_USES = 2
+"""How many pieces of work read every game of a store in the background when it is opened:
+Corpus stats' count and What-if's preparation (:func:`whole_tables`)."""
+
+
+class _SharedRead:
+    """The tables of every game of a store, read once for the first :data:`WHOLE_STORE_USES`
+    takers and let go when the last of them has them; a later taker reads them again."""
+
+    def __init__(self, directory: str) -> None:
+        self._directory = directory
+        self._lock = threading.Lock()
+        self._tables: Tables | None = None
+        self._left = WHOLE_STORE_USES
+
+    def take(self) -> Tables:
+        with self._lock:
+            tables = self._tables
+            if tables is None:
+                tables = read_tables(self._directory, Filters(), threads=1)
+            self._left -= 1
+            self._tables = tables if self._left > 0 else None
+            return tables
+
+
+@st.cache_resource(show_spinner=False, max_entries=2)
+def _shared_read(directory: str, key: str) -> _SharedRead:
+    return _SharedRead(directory)
+
+
+def whole_tables(directory: str, key: str) -> Tables:
+    """The tables of every game of a store, for the work started in the background when it
+    is opened: read once for all of it, on one thread (leaving the other cores to the page
+    being drawn), instead of once for each, and kept no longer than that work needs them
+    (a million games' tables take gigabytes)."""
+    return _shared_read(directory, key).take()
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

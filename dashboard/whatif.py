@@ -3,8 +3,6 @@ options (docs/rules.md, "Rescoring under other rules")."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -28,7 +26,6 @@ from spades_replay.text import score_line
 
 from . import data, figures, headers, store
 from .markup import md, plain
-from .selection import Filters
 from .stats import shown_tables
 from .widgets import Context, current, pick_game
 
@@ -259,37 +256,27 @@ class Ready:
     prepared: Prepared
 
 
-def _in_background(read: Callable[[], Tables]) -> Future[Ready]:
-    """Read the tables and prepare them in a daemon thread (a server stopped meanwhile
-    stops at once); the page asks the future, and never waits for it."""
-    future: Future[Ready] = Future()
-
-    def work() -> None:
-        try:
-            tables = read()
-            prepared = prepare(tables)
-            empty = Tables(tables.seat_hands.clear(), tables.side_hands.clear(), tables.games)
-            future.set_result(Ready(empty, prepared))
-        except BaseException as error:  # handed to the page that asks for it
-            future.set_exception(error)
-
-    threading.Thread(target=work, name="what-if preparation", daemon=True).start()
-    return future
+def _ready(tables: Tables) -> Ready:
+    """What scoring reads of ``tables``, the hand tables let go once prepared."""
+    prepared = prepare(tables)
+    empty = Tables(tables.seat_hands.clear(), tables.side_hands.clear(), tables.games)
+    return Ready(empty, prepared)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
 def _whole_store(directory: str, key: str) -> Future[Ready]:
     """Every game of a store prepared, started in the background when the store is opened
-    (:func:`prefetch`) and kept for every session: the store read on one thread, leaving
-    the other cores to the page being drawn."""
-    return _in_background(lambda: store.read_tables(directory, Filters(), threads=1))
+    (:func:`prefetch`) and kept for every session."""
+    return store.in_background(
+        lambda: _ready(store.whole_tables(directory, key)), "what-if preparation"
+    )
 
 
 @st.cache_resource(show_spinner=False, max_entries=4)
 def _filtered(key: str, _tables: Tables) -> Future[Ready]:
     """The games shown (named by ``key``: the store, the filters and the uploads) prepared
     in the background, kept for every session."""
-    return _in_background(lambda: _tables)
+    return store.in_background(lambda: _ready(_tables), "what-if preparation")
 
 
 def prefetch(context: Context) -> None:

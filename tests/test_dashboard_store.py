@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spades_replay.dashboard import stats
+from spades_replay.dashboard import stats, whatif
+from spades_replay.dashboard import store as store_page
 from spades_replay.dashboard.markup import md
 from spades_replay.dashboard.selection import Filters, excluding
 from spades_replay.dashboard.store import game_numbers, manifest_key
@@ -166,6 +167,34 @@ def test_corpus_stats_of_a_store_push_the_filters_down(
 
     assert excluding(count, Filters(("two-player",), (), (alex,))) == "player"
     assert excluding(count, Filters(("two-player",))) is None
+
+
+def test_the_work_started_when_a_store_opens_reads_it_once_and_lets_it_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Corpus stats' count and What-if's preparation, both started when the store opens,
+    share one read of its tables; once both have them, they are let go (a later taker reads
+    them again)."""
+    directory = tmp_path / "store"
+    ingest([FIXTURES / "corpus"], directory)
+    reads: list[tuple[Filters, int | None]] = []
+    real = store_page.read_tables
+
+    def reading(folder: str, filters: Filters, *, threads: int | None = None) -> Any:
+        reads.append((filters, threads))
+        return real(folder, filters, threads=threads)
+
+    monkeypatch.setattr(store_page, "read_tables", reading)
+    _app(directory, monkeypatch)  # the Replay page
+    key = manifest_key(str(directory))
+    counted = stats._whole_store(str(directory), key).result(timeout=60)
+    ready = whatif._whole_store(str(directory), key).result(timeout=60)
+    games = Store.open(directory).table("games").height
+    assert counted is not None
+    assert counted.games == ready.tables.games.height == games
+    assert reads == [(Filters(), 1)]
+    assert store_page.whole_tables(str(directory), key).games.height == games
+    assert reads == [(Filters(), 1), (Filters(), 1)]
 
 
 def test_the_whole_store_is_counted_in_the_background_once_it_opens(
