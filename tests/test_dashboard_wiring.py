@@ -1,10 +1,13 @@
-"""Wiring of the Corpus stats page, in AppTest: each sidebar filter changes the data of
-every chart it should, read from the figures' traces (x, y and their labels), against the
-player metrics of the games that pass the same filters."""
+"""Wiring of the Corpus stats page, in AppTest, on the records and on a store: each sidebar
+filter changes the data of every chart it should, read from the figures' traces (x, y and
+their labels), against the player metrics of the games that pass the same filters (of the
+store's tables read whole, on a store)."""
 
 from __future__ import annotations
 
 import base64
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,9 +20,11 @@ from spades_replay.plumbing.corpus import sample_paths
 from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import Tables
+from spades_replay.store.ingest import ingest
+from spades_replay.store.read import Store
 
 from .conftest import FIXTURES
-from .support.apptest import charts_of, open_app, run_app
+from .support.apptest import ENTRY, charts_of, open_app, run_app
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -80,10 +85,12 @@ def assert_player_charts(at: AppTest, players: pl.DataFrame) -> None:
 
 def assert_game_charts(at: AppTest, tables: Tables, filters: dict[str, list[str]]) -> None:
     """The histograms count the complete games and the side hands of the games kept: of
-    the variants chosen, with one of the players chosen."""
+    the variants and rules chosen, with one of the players chosen."""
     games = tables.games
     if filters.get("f_variant"):
         games = games.filter(pl.col("variant").is_in(filters["f_variant"]))
+    if filters.get("f_rules"):
+        games = games.filter(pl.col("rules").is_in(filters["f_rules"]))
     if filters.get("f_player"):
         chosen = set(filters["f_player"])
         games = games.filter(
@@ -135,3 +142,38 @@ def test_every_filter_changes_the_player_charts_of_the_corpus_stats(tables: Tabl
     drew = _expected(tables, filters)
     assert set(drew.get_column("player_key")) == {"heuristic-drew"}
     assert_player_charts(at, drew)
+
+
+def test_every_filter_changes_the_player_charts_of_a_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a store the page asks the store for the games that pass the filters: the charts
+    are the figures of the store's tables, read whole and narrowed here."""
+    directory = tmp_path / "store"
+    ingest([FIXTURES], directory)
+    tables = Store.open(directory).tables()
+    monkeypatch.setattr(sys, "argv", [ENTRY, "--store", str(directory)])
+    at = AppTest.from_file(ENTRY, default_timeout=120)
+    at.switch_page("stats.py")
+    at = run_app(at)
+    assert at.title[0].value == "Corpus stats"
+    filters: dict[str, list[str]] = {}
+    assert_player_charts(at, _expected(tables, filters))
+    assert_game_charts(at, tables, filters)
+    steps = [
+        ("f_variant", "four-player", True),
+        ("f_rules", "standard", True),
+        ("f_variant", "four-player", False),
+        ("f_player", "heuristic-drew", True),
+    ]
+    for key, value, select in steps:
+        widget = at.sidebar.multiselect(key=key)
+        run_app(widget.select(value) if select else widget.unselect(value))
+        if select:
+            filters.setdefault(key, []).append(value)
+        else:
+            filters[key].remove(value)
+        players = _expected(tables, filters)
+        assert players.height > 0
+        assert_player_charts(at, players)
+        assert_game_charts(at, tables, filters)
