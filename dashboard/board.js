@@ -122,16 +122,21 @@ class Board {
     this.ask = null;
     this.pollTimer = null;
     this.polls = 0;
-    this.path = window.location.pathname;
+    this.page = null;
     this.token = null;
     this.shownTo = null;
   }
 
   // Whether the board may tell Python anything: not once the reader has asked for another
-  // page, by a link or by the browser's Back and Forward (the address no longer shows the
-  // page the board was drawn on).
+  // page, by a link or by the browser's Back and Forward, nor when the address shows another
+  // page than the board's (data.page, from Python: its page's path, and whether it is the
+  // app's default page, at the app's root). A board drawn by what is left of its page's run
+  // after the reader clicked another page may be drawn once the address has changed.
   heard() {
-    return !leaving() && window.location.pathname === this.path;
+    if (leaving() || this.page === null) return false;
+    const path = window.location.pathname.replace(/\/+$/, "");
+    const here = window.location.pathname.endsWith("/") && this.page.default;
+    return here || path.endsWith("/" + this.page.path);
   }
 
   // Ask the server again, a moment from now, while it analyses hands for this board; and
@@ -158,6 +163,7 @@ class Board {
   }
 
   update(data, report, ask, drawn) {
+    this.page = data.page;
     this.report = report;
     this.ask = ask;
     // data-heard on the board: the position the session held in the run that sent this

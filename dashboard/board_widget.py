@@ -100,6 +100,7 @@ def draw(
     *,
     heard: tuple[int, int],
     spoiler_free: bool,
+    page: tuple[str, bool],
     analyses: dict[int, HandAnalysis] | None = None,
     waiting: list[int] | None = None,
     on_position: Any = None,
@@ -108,7 +109,9 @@ def draw(
     ``start`` (hand number, step) when ``token`` is new; ``on_position`` is called when the
     board tells a new position, and ``heard`` is the session's position in this run (the
     board shows it as its ``data-heard`` attribute, ``hand:step``: what a test waits for
-    to know that Python has heard a step). ``waiting``: the hands analysed in the
+    to know that Python has heard a step). ``page``: the URL path of the board's page, and
+    whether it is the app's default page (then also at the app's root): the board tells
+    nothing while the address shows another page. ``waiting``: the hands analysed in the
     background, not done yet; the board asks again a moment later (its state value
     ``poll``) while there are any."""
     found = analyses or {}
@@ -128,6 +131,7 @@ def draw(
             "start": starts[token],
             "heard": {"hand": heard[0], "step": heard[1]},
             "drawn": drawn(),
+            "page": {"path": page[0], "default": page[1]},
             "spoilerFree": spoiler_free,
             "waiting": waiting or [],
             "game": data,

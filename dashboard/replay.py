@@ -31,10 +31,14 @@ ALL = -1
 """The view option "every hand face up"; the others are seat numbers."""
 
 
+URL_PATH = "replay"
+"""The page's URL path (it is the default page, at the app's root too)."""
+
+
 def page() -> StreamlitPage:
     """The page, for ``st.navigation`` and links (the default page)."""
     return st.Page(
-        render, title="Replay", icon=":material/replay:", url_path="replay", default=True
+        render, title="Replay", icon=":material/replay:", url_path=URL_PATH, default=True
     )
 
 
@@ -137,6 +141,7 @@ def _board(
         start,
         heard=(number, step),
         spoiler_free=spoiler_free,
+        page=(URL_PATH, True),
         analyses=double_dummy.known(picked.ref) if viewer is None else None,
         waiting=[hand.number for hand, _ in waiting],
         on_position=_heard,

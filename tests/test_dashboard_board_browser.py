@@ -44,10 +44,12 @@ def _replay() -> Replay:
 
 
 def _at(page: Any, hand: int, step: int) -> None:
-    """The board shows (hand number, step), and the address says so."""
+    """The board shows (hand number, step), and the address says so (once Python has heard
+    it: until then a run of the page may still write the position it held)."""
     board = page.locator(".board")
     expect(board).to_have_attribute("data-hand", str(hand))
     expect(board).to_have_attribute("data-step", str(step))
+    expect(page).to_have_url(re.compile(rf"[?&]hand={hand}&step={step}(&|$)"))
     query = parse_qs(urlparse(page.url).query)
     assert (query["hand"], query["step"]) == ([str(hand)], [str(step)]), page.url
 
