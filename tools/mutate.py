@@ -37,12 +37,16 @@ class Module:
     ``polars``: whether the tests use polars, whose thread pool does not survive a fork, so
     that each mutant's tests run in a process forked before anything is imported;
     ``deselect``: tests of those files left out, each because it checks the checkout's own
-    layout, which the copy does not have."""
+    layout, which the copy does not have; ``unforked``: tests that cannot run in the children
+    mutmut forks from a process that ran them once (they use polars, whose thread pool does
+    not survive the fork, and wait on it for ever): each mutant the forked tests leave alive
+    is run against them afterwards, in a process of its own (:func:`second_pass`)."""
 
     mutate: tuple[str, ...]
     tests: tuple[str, ...]
     polars: bool = False
     deselect: tuple[str, ...] = ()
+    unforked: tuple[str, ...] = ()
 
 
 MODULES: dict[str, Module] = {
@@ -69,7 +73,13 @@ MODULES: dict[str, Module] = {
             "tests/test_conformance.py",
             "tests/test_conformance_1_1.py",
             "tests/test_replay.py",
+            "tests/test_fixtures.py",
+            "tests/test_progression.py",
+            "tests/test_selfplay.py",
+            "tests/test_recorder.py",
+            "tests/test_actions.py",
         ),
+        unforked=("tests/test_options.py",),
     ),
     "scoring": Module(
         ("spades_replay/engine/scoring.py",),
@@ -262,8 +272,12 @@ class Score:
         return killed / counted if counted else 1.0
 
 
-KILLED = ("killed", "timeout", "segfault")
+UNFORKED = "killed by the unforked tests"
+"""A mutant the forked tests left alive, and :func:`second_pass` killed."""
+KILLED = ("killed", "timeout", "segfault", UNFORKED)
 """A test failed, or the mutant ran out of its time or crashed: the tests noticed."""
+SECOND_PASS_TIMEOUT_S = 600
+"""A mutant whose unforked tests run longer is taken as killed (a loop made endless)."""
 SURVIVED = ("survived", "no tests")
 
 
@@ -294,15 +308,46 @@ def run(name: str, module: Module, jobs: int) -> Score:
         mutant, _, value = line.strip().rpartition(": ")
         if mutant:
             status[mutant] = value
+    if module.unforked:
+        for mutant in second_pass(here, module.unforked, Score(status).survivors):
+            status[mutant] = UNFORKED
     return Score(status)
+
+
+def second_pass(here: Path, tests: tuple[str, ...], survivors: list[str]) -> list[str]:
+    """The ``survivors`` that ``tests`` kill, each run in a new process in mutmut's copy with
+    mutmut's switch (``MUTANT_UNDER_TEST``) set to it; the tests pass with none set first."""
+
+    def fails(mutant: str) -> bool:
+        command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+        environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "MUTANT_UNDER_TEST": mutant}
+        try:
+            done = subprocess.run(
+                [*command, "-m", "not slow", *tests],
+                cwd=here / "mutants",
+                env=environment,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=SECOND_PASS_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return True
+        return done.returncode != 0
+
+    if fails(""):
+        raise SystemExit(f"mutate: {' '.join(tests)} fail with no mutant")
+    return [mutant for mutant in survivors if fails(mutant)]
 
 
 def report(name: str, score: Score) -> None:
     total = len(score.status)
     killed = score.count(*KILLED)
     equivalent = len(score.survivors) - len(score.unexplained)
+    unforked = score.count(UNFORKED)
     print(
-        f"{name}: {total} mutants, {killed} killed, {len(score.survivors)} survived "
+        f"{name}: {total} mutants, {killed} killed ({unforked} by the unforked tests), "
+        f"{len(score.survivors)} survived "
         f"({equivalent} equivalent), score {score.score:.1%} of non-equivalent mutants"
     )
     others = sorted(
