@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -309,14 +310,15 @@ def run(name: str, module: Module, jobs: int) -> Score:
         if mutant:
             status[mutant] = value
     if module.unforked:
-        for mutant in second_pass(here, module.unforked, Score(status).survivors):
+        for mutant in second_pass(here, module.unforked, Score(status).survivors, jobs):
             status[mutant] = UNFORKED
     return Score(status)
 
 
-def second_pass(here: Path, tests: tuple[str, ...], survivors: list[str]) -> list[str]:
+def second_pass(here: Path, tests: tuple[str, ...], survivors: list[str], jobs: int) -> list[str]:
     """The ``survivors`` that ``tests`` kill, each run in a new process in mutmut's copy with
-    mutmut's switch (``MUTANT_UNDER_TEST``) set to it; the tests pass with none set first."""
+    mutmut's switch (``MUTANT_UNDER_TEST``) set to it, ``jobs`` at once; the tests pass with
+    none set first."""
 
     def fails(mutant: str) -> bool:
         command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
@@ -337,7 +339,9 @@ def second_pass(here: Path, tests: tuple[str, ...], survivors: list[str]) -> lis
 
     if fails(""):
         raise SystemExit(f"mutate: {' '.join(tests)} fail with no mutant")
-    return [mutant for mutant in survivors if fails(mutant)]
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        failed = list(pool.map(fails, survivors))
+    return [mutant for mutant, killed in zip(survivors, failed, strict=True) if killed]
 
 
 def report(name: str, score: Score) -> None:
