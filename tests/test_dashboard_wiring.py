@@ -16,15 +16,14 @@ import pytest
 from spades_replay.dashboard.stats import TOP
 from streamlit.testing.v1 import AppTest
 
-from spades_replay.plumbing.corpus import sample_paths
-from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.tables import Tables
 from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
 
 from .conftest import FIXTURES
-from .support.apptest import ENTRY, charts_of, open_app, run_app
+from .support.apptest import ENTRY, charts_of, open_app, run_app, toggle_filter
+from .support.samples import sample_tables
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -32,9 +31,7 @@ pytestmark = pytest.mark.slow  # every test runs the app's pages
 @pytest.fixture(scope="module")
 def tables() -> Tables:
     """The tables of what the dashboard opens on (the samples of fixtures/)."""
-    collection = StatsCollection(sample_paths(FIXTURES))
-    assert list(collection) == []
-    return collection.tables()
+    return sample_tables()
 
 
 def _expected(tables: Tables, filters: dict[str, list[str]]) -> pl.DataFrame:
@@ -167,12 +164,7 @@ def test_every_filter_changes_the_player_charts_of_a_store(
         ("f_player", "heuristic-drew", True),
     ]
     for key, value, select in steps:
-        widget = at.sidebar.multiselect(key=key)
-        run_app(widget.select(value) if select else widget.unselect(value))
-        if select:
-            filters.setdefault(key, []).append(value)
-        else:
-            filters[key].remove(value)
+        toggle_filter(at, filters, key, value, select)
         players = _expected(tables, filters)
         assert players.height > 0
         assert_player_charts(at, players)

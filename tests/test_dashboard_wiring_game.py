@@ -6,37 +6,18 @@ against the tables the page was drawn from."""
 
 from __future__ import annotations
 
-import gzip
-from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from .conftest import FIXTURES
 from .support.apptest import charts_of, drawn, open_app, pick_game, run_app
+from .support.samples import sample_records
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
 
-def _records() -> dict[str, dict[str, Any]]:
-    """Every sample record the dashboard opens on, by game id, read as plain JSON."""
-    found: dict[str, dict[str, Any]] = {}
-    for folder in ("corpus", "two-player", "four-player"):
-        for path in sorted((FIXTURES / folder).iterdir()):
-            found.update((record["game_id"], record) for record in _read(path))
-    return found
-
-
-def _read(path: Path) -> list[dict[str, Any]]:
-    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    if path.suffix == ".json":
-        return [orjson.loads(raw)]
-    return [orjson.loads(line) for line in raw.splitlines() if line.strip()]
-
-
-RECORDS = _records()
+RECORDS = sample_records()
 
 
 def _by_title(at: AppTest) -> dict[str, dict[str, Any]]:

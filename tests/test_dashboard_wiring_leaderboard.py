@@ -12,13 +12,11 @@ import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from spades_replay.plumbing.corpus import sample_paths
-from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.leaderboard import leaderboard
 from spades_replay.stats.tables import Tables
 
-from .conftest import FIXTURES
-from .support.apptest import charts_of, open_app, player_keys, run_app, table_of
+from .support.apptest import charts_of, open_app, player_keys, run_app, table_of, toggle_filter
+from .support.samples import sample_tables
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -26,9 +24,7 @@ pytestmark = pytest.mark.slow  # every test runs the app's pages
 @pytest.fixture(scope="module")
 def tables() -> Tables:
     """The tables of what the dashboard opens on (the samples of fixtures/)."""
-    collection = StatsCollection(sample_paths(FIXTURES))
-    assert list(collection) == []
-    return collection.tables()
+    return sample_tables()
 
 
 def _narrowed(tables: Tables, chosen: dict[str, list[str]]) -> Tables:
@@ -177,12 +173,7 @@ def test_every_filter_changes_the_table_and_the_charts_of_the_leaderboard(
         ("f_variant", "four-player", True),
     ]
     for key, value, select in steps:
-        widget = at.sidebar.multiselect(key=key)
-        run_app(widget.select(value) if select else widget.unselect(value))
-        if select:
-            chosen.setdefault(key, []).append(value)
-        else:
-            chosen[key].remove(value)
+        toggle_filter(at, chosen, key, value, select)
         board = _expected(tables, chosen, 1)
         assert_table(at, board)
         assert_charts(at, board)

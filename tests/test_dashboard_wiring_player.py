@@ -6,55 +6,32 @@ ratings come from the ratings module, of the games the test keeps itself."""
 
 from __future__ import annotations
 
-import gzip
 import math
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import orjson
 import polars as pl
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from spades_replay.plumbing.corpus import sample_paths
-from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.ratings import rating_history
 from spades_replay.stats.tables import Tables, short_rules_label
 
-from .conftest import FIXTURES
 from .support.apptest import charts_of, markdown_of, open_app, run_app, table_of
+from .support.samples import sample_records, sample_tables
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
 
-def _read(path: Path) -> list[dict[str, Any]]:
-    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    if path.suffix == ".json":
-        return [orjson.loads(raw)]
-    return [orjson.loads(line) for line in raw.splitlines() if line.strip()]
-
-
-def _records() -> dict[str, dict[str, Any]]:
-    """Every sample record the dashboard opens on, by game id, read as plain JSON."""
-    found: dict[str, dict[str, Any]] = {}
-    for folder in ("corpus", "two-player", "four-player"):
-        for path in sorted((FIXTURES / folder).iterdir()):
-            found.update((record["game_id"], record) for record in _read(path))
-    return found
-
-
-RECORDS = _records()
+RECORDS = sample_records()
 
 
 @pytest.fixture(scope="module")
 def tables() -> Tables:
     """The tables of what the dashboard opens on: its games, in its order (the records'
     figures are read from their JSON, not from these)."""
-    collection = StatsCollection(sample_paths(FIXTURES))
-    assert list(collection) == []
-    return collection.tables()
+    return sample_tables()
 
 
 def _key(player: dict[str, Any]) -> str:

@@ -24,6 +24,20 @@ def run_app(runnable: Any) -> AppTest:
     return at
 
 
+def toggle_filter(
+    at: AppTest, chosen: dict[str, list[str]], key: str, value: str, select: bool
+) -> AppTest:
+    """Select ``value`` in the sidebar's multiselect ``key`` (unselect it when not
+    ``select``), run the app, and note the change in ``chosen`` (key: values chosen)."""
+    widget = at.sidebar.multiselect(key=key)
+    at = run_app(widget.select(value) if select else widget.unselect(value))
+    if select:
+        chosen.setdefault(key, []).append(value)
+    else:
+        chosen[key].remove(value)
+    return at
+
+
 def open_app(page: str | None = None, query: dict[str, str] | None = None) -> AppTest:
     """The dashboard, run once, on ``page`` (a url path such as ``"whatif"``) or its first page,
     opened at an address with the ``query`` parameters given."""
