@@ -21,13 +21,13 @@ import pytest
 
 import spades_replay
 from spades_replay.analysis import KERNEL_VARIABLE, HandAnalysis, analyze_hand
-from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.cards import cards_of
-from spades_replay.replayer.replay import HandReplay, Replay
+from spades_replay.replayer.replay import Replay
 from spades_replay.text import card_label
 
 from .conftest import FIXTURES
 from .support.browser import LARGE_STORE_GAMES, Browser, playwright
+from .support.games import card_steps
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -177,17 +177,12 @@ def _two() -> tuple[Replay, dict[int, HandAnalysis]]:
         return replay, {hand.number: analyze_hand(hand) for hand in replay.hands[:5]}
 
 
-def _card_steps(hand: HandReplay) -> list[int]:
-    """The step of each card played in ``hand``, by its place in the hand's plays."""
-    return [step.index for step in hand.timeline if isinstance(step.action, PlayCard)]
-
-
 def _mistakes(replay: Replay, analyses: dict[int, HandAnalysis]) -> list[tuple[int, int]]:
     """Every mistake of the hands analysed, as (hand number, step), in order: a card that cost
     tricks, or lost or let off a Nil."""
     found = []
     for number, analysis in sorted(analyses.items()):
-        steps = _card_steps(replay.hands[number - 1])
+        steps = card_steps(replay.hands[number - 1])
         for play in analysis.plays:
             if play.cost or play.nil_swings:
                 found.append((number, steps[play.index]))
@@ -199,7 +194,7 @@ def test_the_par_strip_jumps_and_the_keys_go_from_mistake_to_mistake(
 ) -> None:
     replay, analyses = _two()
     hand = replay.hands[2]
-    steps = _card_steps(hand)
+    steps = card_steps(hand)
     page = _open(browser, f"{server}?game={TWO}&hand=3&step=0")
     # the hand shown comes analysed; the game's other hands follow from the background
     expect(page.locator(".board")).to_have_attribute(
@@ -231,7 +226,7 @@ def test_the_par_strip_jumps_and_the_keys_go_from_mistake_to_mistake(
     _at(page, *mistakes[start - 1])
     # B: the best cards of the play shown, and what the card played cost
     number, step = mistakes[start - 1]
-    play = analyses[number].plays[_card_steps(replay.hands[number - 1]).index(step)]
+    play = analyses[number].plays[card_steps(replay.hands[number - 1]).index(step)]
     assert play.cost or play.nil_swings
     best = page.locator(".best")
     expect(best).to_have_count(0)
@@ -248,7 +243,7 @@ def test_the_par_strip_jumps_and_the_keys_go_from_mistake_to_mistake(
     page.get_by_text("Spoiler-free").click()
     browser.settled()
     _at(page, number, step)
-    played = _card_steps(replay.hands[number - 1]).index(step) + 1
+    played = card_steps(replay.hands[number - 1]).index(step) + 1
     expect(page.locator(".par-strip .par-spot")).to_have_count(played + 1)
 
 

@@ -8,7 +8,6 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 import pytest
@@ -30,6 +29,7 @@ from .conftest import FIXTURES
 from .support.apptest import (
     ENTRY,
     charts_of,
+    labelled,
     markdown_of,
     open_app,
     pick_game,
@@ -41,10 +41,6 @@ from .support.apptest import (
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
 MERCY = FIXTURES / "two-player" / "mercy.json"
-
-
-def _widget(widgets: Any, label: str) -> Any:
-    return next(widget for widget in widgets if widget.label == label)
 
 
 def _fixture_replays() -> list[spades_replay.Replay]:
@@ -68,11 +64,11 @@ def whatif() -> AppTest:
 
 def test_the_page_starts_from_the_games_own_rules(whatif: AppTest) -> None:
     assert whatif.title[0].value == "What-if"
-    assert _widget(whatif.number_input, "Target score").value == 500
-    assert _widget(whatif.checkbox, "Mercy rule: a side at the lose score loses").value
-    assert _widget(whatif.number_input, "Lose score").value == -200
-    assert not _widget(whatif.checkbox, "Doubled contracts: 20 a trick from").value
-    assert _widget(whatif.number_input, "Contract of at least (tricks)").disabled
+    assert labelled(whatif.number_input, "Target score").value == 500
+    assert labelled(whatif.checkbox, "Mercy rule: a side at the lose score loses").value
+    assert labelled(whatif.number_input, "Lose score").value == -200
+    assert not labelled(whatif.checkbox, "Doubled contracts: 20 a trick from").value
+    assert labelled(whatif.number_input, "Contract of at least (tricks)").disabled
     text = markdown_of(whatif)
     assert "Changes: **no change**" in text
     assert "won by Drew in hand 14 \\(mercy\\)" in text
@@ -84,7 +80,7 @@ def test_the_page_starts_from_the_games_own_rules(whatif: AppTest) -> None:
 
 
 def test_a_lower_target_ends_the_game_earlier_and_rescores_the_corpus(whatif: AppTest) -> None:
-    run_app(_widget(whatif.number_input, "Target score").set_value(200))
+    run_app(labelled(whatif.number_input, "Target score").set_value(200))
     text = markdown_of(whatif)
     assert "Changes: **target\\_score\\=200**" in text
     assert "208 to 181\\, won by Drew in hand 4 \\(target\\)" in text
@@ -118,7 +114,7 @@ def test_a_lower_target_ends_the_game_earlier_and_rescores_the_corpus(whatif: Ap
 
 
 def test_without_the_mercy_rule_the_game_no_longer_ends(whatif: AppTest) -> None:
-    run_app(_widget(whatif.checkbox, "Mercy rule: a side at the lose score loses").uncheck())
+    run_app(labelled(whatif.checkbox, "Mercy rule: a side at the lose score loses").uncheck())
     text = markdown_of(whatif)
     assert "Changes: **lose\\_score\\=none**" in text
     assert "\\, no winner within 14 hand\\(s\\)" in text
@@ -131,13 +127,13 @@ def test_without_the_mercy_rule_the_game_no_longer_ends(whatif: AppTest) -> None
 
 
 def test_a_value_the_rules_refuse_is_an_error_on_the_page(whatif: AppTest) -> None:
-    run_app(_widget(whatif.number_input, "Lose score").set_value(600))
+    run_app(labelled(whatif.number_input, "Lose score").set_value(600))
     assert "lose\\_score \\(600\\) must be below target\\_score \\(500\\)" in whatif.error[0].value
     assert charts_of(whatif) == []
 
 
 def test_the_player_filter_narrows_the_players(whatif: AppTest) -> None:
-    run_app(_widget(whatif.number_input, "Bag penalty").set_value(50))
+    run_app(labelled(whatif.number_input, "Bag penalty").set_value(50))
     run_app(whatif.multiselect(key="f_player").select("heuristic-megan"))
     players = table_of(whatif, "wins_after")
     assert player_keys(players) == ["heuristic-megan"]
@@ -270,7 +266,7 @@ def test_the_store_is_prepared_for_what_if_as_soon_as_it_is_opened(
     at = AppTest.from_file(ENTRY, default_timeout=120)
     at.switch_page("whatif.py")
     at = run_app(at)
-    at = run_app(_widget(at.number_input, "Target score").set_value(300))
+    at = run_app(labelled(at.number_input, "Target score").set_value(300))
     assert "Preparing the" not in _info(at)
     assert at.metric[0].value == str(games)
     assert len(prepared) == 1
@@ -294,7 +290,7 @@ def test_the_what_if_page_never_waits_for_the_preparation(
         at = AppTest.from_file(ENTRY, default_timeout=120)
         at.switch_page("whatif.py")
         at = run_app(at)
-        at = run_app(_widget(at.number_input, "Target score").set_value(300))
+        at = run_app(labelled(at.number_input, "Target score").set_value(300))
         assert "Changes: **target\\_score\\=300**" in markdown_of(at)
         assert "**Rescored:**" in markdown_of(at)
         assert "Preparing the 71 game(s) shown for What-if in the background" in _info(at)

@@ -22,7 +22,7 @@ from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
 
 from .conftest import FIXTURES
-from .support.apptest import ENTRY, charts_of, open_app, run_app, toggle_filter
+from .support.apptest import ENTRY, charts_by_title, open_app, run_app, toggle_filter
 from .support.samples import sample_tables
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
@@ -47,14 +47,10 @@ def _rates(players: pl.DataFrame, column: str) -> list[float]:
     return [0 if value is None else value for value in players.get_column(column).to_list()]
 
 
-def _by_title(at: AppTest) -> dict[str, dict[str, Any]]:
-    return {chart["layout"]["title"]["text"]: chart for chart in charts_of(at)}
-
-
 def assert_player_charts(at: AppTest, players: pl.DataFrame) -> None:
     """Each per-player chart shows one bar per row of ``players``, in order, with its
     figures."""
-    charts = _by_title(at)
+    charts = charts_by_title(at)
     names = players.get_column("player").to_list()
     for title in ("Nil and Blind Nil success", "Bid accuracy", "Win rate", "Bags per hand"):
         for trace in charts[title]["data"]:
@@ -97,7 +93,7 @@ def assert_game_charts(at: AppTest, tables: Tables, filters: dict[str, list[str]
         )
     sides = tables.side_hands.filter(pl.col("game").is_in(games.get_column("game").implode()))
     complete = games.filter(pl.col("complete")).height
-    charts = _by_title(at)
+    charts = charts_by_title(at)
     winners, losers = charts["Final scores of complete games"]["data"]
     assert sum(_values(winners["y"])) == sum(_values(losers["y"])) == complete
     points = charts["Points of a side in one hand"]["data"]

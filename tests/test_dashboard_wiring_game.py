@@ -11,17 +11,13 @@ from typing import Any
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from .support.apptest import charts_of, drawn, open_app, pick_game, run_app
+from .support.apptest import charts_by_title, charts_of, drawn, open_app, pick_game, run_app
 from .support.samples import sample_records
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
 
 RECORDS = sample_records()
-
-
-def _by_title(at: AppTest) -> dict[str, dict[str, Any]]:
-    return {chart["layout"]["title"]["text"]: chart for chart in charts_of(at)}
 
 
 def _picked(at: AppTest) -> str:
@@ -42,7 +38,7 @@ def assert_game_charts(at: AppTest, game_id: str) -> None:
     and bars, are the record's own claims hand by hand."""
     hands = _complete(RECORDS[game_id])
     numbers = list(range(1, len(hands) + 1))
-    charts = _by_title(at)
+    charts = charts_by_title(at)
     sides = len(hands[0]["result"]["scores"])
     scores = charts["Running score"]["data"]
     bags = [trace for trace in charts["Bags"]["data"] if trace["name"] != "bag penalty"]

@@ -16,7 +16,7 @@ from spades_replay.stats.leaderboard import leaderboard
 from spades_replay.stats.tables import Tables
 
 from .support.apptest import charts_of, open_app, player_keys, run_app, table_of, toggle_filter
-from .support.samples import sample_tables
+from .support.samples import narrowed, sample_tables
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -25,31 +25,6 @@ pytestmark = pytest.mark.slow  # every test runs the app's pages
 def tables() -> Tables:
     """The tables of what the dashboard opens on (the samples of fixtures/)."""
     return sample_tables()
-
-
-def _narrowed(tables: Tables, chosen: dict[str, list[str]]) -> Tables:
-    """The tables of the games of the variants and rules chosen (the sidebar's and the
-    page's: ``f_variant``, ``lb_variant``...) with one of the players chosen."""
-    games = tables.games
-    for key in ("f_variant", "lb_variant"):
-        if chosen.get(key):
-            games = games.filter(pl.col("variant").is_in(chosen[key]))
-    for key in ("f_rules", "lb_rules"):
-        if chosen.get(key):
-            games = games.filter(pl.col("rules").is_in(chosen[key]))
-    if chosen.get("f_player"):
-        wanted = set(chosen["f_player"])
-        games = games.filter(
-            pl.col("player_keys").map_elements(
-                lambda keys: bool(wanted & set(keys.split(", "))), return_dtype=pl.Boolean
-            )
-        )
-    kept = games.get_column("game").implode()
-    return Tables(
-        tables.seat_hands.filter(pl.col("game").is_in(kept)),
-        tables.side_hands.filter(pl.col("game").is_in(kept)),
-        games,
-    )
 
 
 def _games_played(tables: Tables) -> dict[str, int]:
@@ -119,7 +94,7 @@ def assert_charts(at: AppTest, board: pl.DataFrame) -> None:
 
 
 def _expected(tables: Tables, chosen: dict[str, list[str]], min_games: int) -> pl.DataFrame:
-    kept = _narrowed(tables, chosen)
+    kept = narrowed(tables, chosen)
     board = leaderboard(kept, min_games)
     counts = _games_played(kept)
     assert board.height > 0

@@ -19,7 +19,7 @@ from spades_replay.stats.ratings import rating_history
 from spades_replay.stats.tables import Tables, short_rules_label
 
 from .support.apptest import charts_of, markdown_of, open_app, run_app, table_of
-from .support.samples import sample_records, sample_tables
+from .support.samples import narrowed, sample_records, sample_tables
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -198,9 +198,9 @@ def assert_player(
     assert _close(nil_trace["y"], nils[-span:])
     # her rating after each game she finished, of the games kept
     kept = [game.game_id for game in games]
-    narrowed = _narrowed(tables, chosen)
-    number_of = dict(narrowed.games.select("game", "game_id").rows())
-    history = rating_history(narrowed).filter(pl.col("player_key") == key)
+    shown = narrowed(tables, chosen)
+    number_of = dict(shown.games.select("game", "game_id").rows())
+    history = rating_history(shown).filter(pl.col("player_key") == key)
     ratings = {number_of[game]: rating for game, rating in history.select("game", "rating").rows()}
     finished_numbers = [n for n, game in zip(numbers, games, strict=True) if game.won is not None]
     (rating,) = [chart for title, chart in charts.items() if title.startswith("Rating of")]
@@ -238,20 +238,6 @@ def assert_player(
     assert at.selectbox(key="player_game").options == [
         f"{game.game_id} · {game.variant} · {outcome[game.won]}" for game in games
     ]
-
-
-def _narrowed(tables: Tables, chosen: dict[str, list[str]]) -> Tables:
-    games = tables.games
-    if chosen.get("f_variant"):
-        games = games.filter(pl.col("variant").is_in(chosen["f_variant"]))
-    if chosen.get("f_rules"):
-        games = games.filter(pl.col("rules").is_in(chosen["f_rules"]))
-    kept = games.get_column("game").implode()
-    return Tables(
-        tables.seat_hands.filter(pl.col("game").is_in(kept)),
-        tables.side_hands.filter(pl.col("game").is_in(kept)),
-        games,
-    )
 
 
 def test_the_player_and_her_form_widgets_change_every_figure(tables: Tables) -> None:

@@ -25,6 +25,7 @@ from spades_replay.text import card_label
 
 from .conftest import FIXTURES
 from .support.apptest import ENTRY, open_app, run_app, tell
+from .support.games import card_steps
 from .support.solver import engine_tricks
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
@@ -147,12 +148,6 @@ def _values(replayed: spades_replay.Replay, number: int, step: int) -> dict[str,
     return values
 
 
-def _card_steps(replayed: spades_replay.Replay, number: int) -> list[int]:
-    """The steps of hand ``number`` that play a card."""
-    timeline = replayed.hands[number - 1].timeline
-    return [step for step, moment in enumerate(timeline) if isinstance(moment.action, PlayCard)]
-
-
 def test_the_card_picked_gives_the_minimax_values_of_every_legal_card() -> None:
     replayed = spades_replay.replay(spades_replay.load(GAME))
     game_id = replayed.game_id
@@ -164,7 +159,7 @@ def test_the_card_picked_gives_the_minimax_values_of_every_legal_card() -> None:
     shown: list[dict[str, str]] = []
     # cards whose legal cards differ in value, played by either side, in two hands
     for number, card in ((1, 21), (1, 23), (7, 18)):
-        step = _card_steps(replayed, number)[card]
+        step = card_steps(replayed.hands[number - 1])[card]
         tell(at, number, step)
         if not shown:  # the switch is there once a card is shown, and stays on
             run_app(at.toggle(key="alternatives").set_value(True))

@@ -32,6 +32,7 @@ from .conftest import FIXTURES
 from .support.apptest import (
     ENTRY,
     charts_of,
+    labelled,
     markdown_of,
     open_app,
     pick_game,
@@ -49,10 +50,6 @@ MERCY_RULE = "Mercy rule: a side at the lose score loses"
 
 Chosen = dict[str, list[str]]
 """The sidebar's filters chosen, by widget key (``f_variant``, ``f_player``)."""
-
-
-def _widget(widgets: Any, label: str) -> Any:
-    return next(widget for widget in widgets if widget.label == label)
 
 
 def _kept(variant: str, keys: Iterable[str], chosen: Chosen) -> bool:
@@ -174,19 +171,19 @@ def walk(at: AppTest, expected: Expected) -> None:
         assert picked.game_id == MERCY
         assert_whatif(at, picked, games, chosen)
 
-    run(_widget(at.number_input, TARGET).set_value(300))
+    run(labelled(at.number_input, TARGET).set_value(300))
     changes["target_score"] = 300
     check()
     run(at.sidebar.multiselect(key="f_player").select("heuristic-megan"))
     chosen["f_player"] = ["heuristic-megan"]
     check()
-    run(_widget(at.checkbox, MERCY_RULE).uncheck())
+    run(labelled(at.checkbox, MERCY_RULE).uncheck())
     changes["lose_score"] = None
     check()
     run(at.sidebar.multiselect(key="f_player").unselect("heuristic-megan"))
     chosen = {}
     check()
-    run(_widget(at.number_input, "Bag penalty").set_value(50))
+    run(labelled(at.number_input, "Bag penalty").set_value(50))
     changes["bag_penalty"] = 50
     run(at.sidebar.multiselect(key="f_variant").select("two-player"))
     chosen["f_variant"] = ["two-player"]

@@ -75,6 +75,16 @@ def charts_of(at: AppTest) -> list[dict[str, Any]]:
     return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
 
 
+def charts_by_title(at: AppTest) -> dict[str, dict[str, Any]]:
+    """The plotly figures shown, as their JSON specs, by their titles."""
+    return {chart["layout"]["title"]["text"]: chart for chart in charts_of(at)}
+
+
+def labelled(widgets: Any, label: str) -> Any:
+    """The widget of ``widgets`` (``at.number_input``, say) with the label ``label``."""
+    return next(widget for widget in widgets if widget.label == label)
+
+
 def pick_game(at: AppTest, game_id: str) -> AppTest:
     """Pick the game ``game_id`` in the game picker, and run the app."""
     picker = at.selectbox(key="game")

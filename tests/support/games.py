@@ -1,5 +1,5 @@
-"""Games for the differential tests: house rules drawn at random over every option of format
-1.1, and games simulated under them."""
+"""Games for the tests: house rules drawn at random over every option of format 1.1, games
+simulated under them (for the differential tests), and where a hand plays its cards."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ from collections.abc import Iterator
 
 from hypothesis import strategies as st
 
+from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.play.bots import RandomBot
 from spades_replay.play.simulate import simulate_game
 from spades_replay.record import models
+from spades_replay.replayer.replay import HandReplay
 
 from ..conftest import FIXTURES
 
@@ -109,3 +111,8 @@ def fixture_records() -> Iterator[tuple[str, bytes]]:
             for number, line in enumerate(text.splitlines(), start=1):
                 if line.strip():
                     yield f"{path.relative_to(FIXTURES)}:{number}", line
+
+
+def card_steps(hand: HandReplay) -> list[int]:
+    """The step of each card played in ``hand``, by its place in the hand's plays."""
+    return [step.index for step in hand.timeline if isinstance(step.action, PlayCard)]
