@@ -37,6 +37,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,22 +109,32 @@ def _settled(page: Any) -> None:
         time.sleep(0.05)
 
 
-def first_board(browser: Any, url: str) -> float:
-    """Seconds from opening ``url`` in a new browser context (a new session) to the board
-    drawn."""
+def _opened(browser: Any, url: str, shown: Callable[[Any], None]) -> float:
+    """Seconds from opening ``url`` in a new browser context (a new session) to ``shown``
+    returning on its page."""
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
     start = time.perf_counter()
     page.goto(url, wait_until="commit")
-    _drawn(page)
+    shown(page)
     seconds = time.perf_counter() - start
     context.close()
     return seconds
 
 
+def first_board(browser: Any, url: str) -> float:
+    """Seconds from opening ``url`` in a new browser context (a new session) to the board
+    drawn."""
+    return _opened(browser, url, _drawn)
+
+
 EMPTY_TEXT = "An empty Streamlit page"
 EMPTY_APP = f"import streamlit as st\n\nst.write({EMPTY_TEXT!r})\n"
 """The baseline's app: one line of text."""
+
+
+def _empty_shown(page: Any) -> None:
+    page.get_by_text(EMPTY_TEXT).wait_for(timeout=300_000)
 
 
 def empty_page(browser: Any, folder: Path) -> float:
@@ -135,15 +146,7 @@ def empty_page(browser: Any, folder: Path) -> float:
     command += ["--browser.gatherUsageStats=false", "--server.port"]
     process, url = serve_command(command, folder, "the empty Streamlit page's server")
     try:
-        times = []
-        for _ in range(4):
-            context = browser.new_context(viewport={"width": 1440, "height": 900})
-            page = context.new_page()
-            start = time.perf_counter()
-            page.goto(url, wait_until="commit")
-            page.get_by_text(EMPTY_TEXT).wait_for(timeout=300_000)
-            times.append(time.perf_counter() - start)
-            context.close()
+        times = [_opened(browser, url, _empty_shown) for _ in range(4)]
         # the first opening is the cold one, as for the board
         return statistics.median(times[1:])
     finally:
