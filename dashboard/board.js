@@ -179,6 +179,7 @@ class Board {
         this.forget();
         this.draw(false);
       }
+      this.address();
       return;
     }
     this.token = data.token;
@@ -314,15 +315,25 @@ class Board {
 
   remember() {
     memory.positions.set(this.token, { hand: this.hand, step: this.step });
-    const number = this.game.hands[this.hand].number;
-    const url = new URL(window.location.href);
-    if (url.searchParams.get("hand") !== String(number) || url.searchParams.get("step") !== String(this.step)) {
-      url.searchParams.set("hand", String(number));
-      url.searchParams.set("step", String(this.step));
-      window.history.replaceState(window.history.state, "", url);
-    }
+    this.address();
     if (this.timer !== null) window.clearTimeout(this.timer);
     this.timer = window.setTimeout(() => this.flush(), REPORT_DELAY_MS);
+  }
+
+  // Write the position into the address (history.replaceState, no run) where it says
+  // another, unless the address is not the board's page's. After each step, and each time
+  // Python draws the board: a full run of the page writes the address at its end with the
+  // position the session held, which may be older than the board's (a step told only once
+  // the reader came back to the page); the run that hears the step, a run of the board's
+  // fragment alone, writes no address, and comes after that full run.
+  address() {
+    if (!this.heard()) return;
+    const number = this.game.hands[this.hand].number;
+    const url = new URL(window.location.href);
+    if (url.searchParams.get("hand") === String(number) && url.searchParams.get("step") === String(this.step)) return;
+    url.searchParams.set("hand", String(number));
+    url.searchParams.set("step", String(this.step));
+    window.history.replaceState(window.history.state, "", url);
   }
 
   flush() {

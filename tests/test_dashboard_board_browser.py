@@ -159,6 +159,10 @@ def test_a_step_not_told_yet_as_the_reader_leaves_the_page_spoils_nothing(
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Replay").click()
     expect(page.locator(".board")).to_be_visible()
     _at(page, 3, 6)
+    # and once Python has heard it, the address still says so: the page's first run back
+    # writes the position it held (step 5) after the board wrote its own
+    _heard(page, browser, 3, 6)
+    _at(page, 3, 6)
 
 
 TWO = "two-player-s11-000000"
