@@ -16,6 +16,8 @@ from spades_replay.engine.rules import Rules
 from spades_replay.stats.double_dummy import ANALYSIS_SCHEMA, IDENTITY
 from spades_replay.stats.metrics import (
     ANALYSIS_COLUMNS,
+    PLAYER_KEYS,
+    analysis_counts,
     game_metrics,
     player_metrics,
     variant_metrics,
@@ -284,3 +286,20 @@ def test_the_analysis_columns_are_the_naive_count(
             assert got[:3] == want[:3], (metrics.__name__, key(row), got, want)
             assert got[3] == (None if want[3] is None else pytest.approx(want[3]))
         assert game_metrics(tables).row(0, named=True)["analysed_hands"] == 0
+
+
+def test_the_analysis_is_counted_per_seat_unless_told_otherwise(
+    corpus: tuple[list[dict[str, Any]], Any],
+) -> None:
+    """``analysis_counts`` counts a hand once per seat by default, as the player metrics
+    ask: a hand of a four-player game counts four times."""
+    _, plain = corpus
+    analysis = _made_up_analysis(plain)
+    expected = _naive_analysis(
+        analysis, lambda row: (row["player_key"], row["variant"], row["rules"]), per_seat=True
+    )
+    found = analysis_counts(analysis, PLAYER_KEYS)
+    assert found.height == len(expected)
+    for row in found.iter_rows(named=True):
+        want = expected[(row["player_key"], row["variant"], row["rules"])]
+        assert tuple(row[column] for column in ANALYSIS_COLUMNS[:3]) == want[:3]
