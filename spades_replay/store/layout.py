@@ -151,7 +151,11 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def _shown(value: object) -> str:
-    return safe(orjson.dumps(value, default=str).decode(), 80)
+    try:
+        text = orjson.dumps(value, default=str).decode()
+    except TypeError:  # an integer beyond 64 bits: JSON read by orjson never holds one
+        text = str(value)
+    return safe(text, 80)
 
 
 def _integer(root: Path, where: str, value: object, low: int = 0) -> int:
