@@ -93,7 +93,7 @@ MODULES: dict[str, Module] = {
     ),
     "store": Module(
         ("spades_replay/store/layout.py",),
-        ("tests/test_store.py", "tests/test_crash.py", "tests/test_store_damage.py"),
+        ("tests/test_store_layout.py", "tests/test_store_damage.py", "tests/test_crash.py"),
         polars=True,
     ),
     "dashboard": Module(
