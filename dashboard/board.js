@@ -707,10 +707,20 @@ class Board {
     this.part("score", null, () => this.scoreBox(hand, state));
     if (current && current !== list.shown) {
       list.shown = current;
-      const top = current.offsetTop - list.offsetTop;
-      if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
-        list.scrollTop = Math.max(top - list.clientHeight / 2, 0);
-      }
+      // the scroll is checked in the next frame, before it is laid out: read here, after
+      // the step's changes, the layout would be made twice (once for this reading, once
+      // more for the frame after the changes that follow)
+      window.requestAnimationFrame(() => this.keepInView(list, current));
+    }
+  }
+
+  // Scroll the list so that its entry of the step shown is in view, unless a later step
+  // moved it on, or the list was drawn again, meanwhile.
+  keepInView(list, current) {
+    if (list.shown !== current || !list.isConnected) return;
+    const top = current.offsetTop - list.offsetTop;
+    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) {
+      list.scrollTop = Math.max(top - list.clientHeight / 2, 0);
     }
   }
 
