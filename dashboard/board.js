@@ -936,8 +936,12 @@ class Board {
 
 const boards = new WeakMap();
 
+const decoder = new TextDecoder();
+
 export default function (component) {
-  const { data, parentElement, setStateValue } = component;
+  const { parentElement, setStateValue } = component;
+  // the data comes as JSON text in bytes (board_widget.py)
+  const data = JSON.parse(decoder.decode(component.data));
   let board = boards.get(parentElement);
   if (!board) {
     board = new Board(parentElement);

@@ -18,6 +18,11 @@ The data sent stays the same from one rerun to the next (the start position is t
 the first run of a game and view), so the browser is not sent the game again, and the board
 keeps its place. A position that comes from elsewhere (a link opened, the browser's Back, a
 new game) changes the data's ``token``, and the board moves there.
+
+The data goes as JSON text in bytes, which the component forwards as they are (a dict would
+be written out twice at every run of the board: once to send, once more, its keys sorted,
+to name the component). The game's part, hundreds of kilobytes, is written once per game,
+view and analyses, and kept; each run only writes the few fields around it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, cast
 
+import orjson
 import streamlit as st
 
 from spades_replay.analysis import HandAnalysis
@@ -56,11 +62,12 @@ def _data(
     version: tuple[tuple[int, int], ...],
     _replay: Replay,
     _analyses: Any,
-) -> dict[str, Any]:
-    """:func:`.timeline.game_data`, kept per game, view and analyses (``version``: the
-    hands analysed, and from which card each analysis holds): built once, sent as it is
-    every time."""
-    return timeline.game_data(_replay, viewer, cast(dict[int, HandAnalysis], _analyses))
+) -> orjson.Fragment:
+    """:func:`.timeline.game_data` as JSON, kept per game, view and analyses (``version``:
+    the hands analysed, and from which card each analysis holds): built and written once,
+    sent as it is every time."""
+    game_data = timeline.game_data(_replay, viewer, cast(dict[int, HandAnalysis], _analyses))
+    return orjson.Fragment(orjson.dumps(game_data))
 
 
 def position() -> tuple[int, int] | None:
@@ -125,17 +132,19 @@ def draw(
         starts[token] = {"hand": hand, "step": start[1]}
     BOARD(
         key=KEY,
-        data={
-            "token": token,
-            "version": ",".join(f"{number}:{key}" for number, key in version),
-            "start": starts[token],
-            "heard": {"hand": heard[0], "step": heard[1]},
-            "drawn": drawn(),
-            "page": {"path": page[0], "default": page[1]},
-            "spoilerFree": spoiler_free,
-            "waiting": waiting or [],
-            "game": data,
-        },
+        data=orjson.dumps(
+            {
+                "token": token,
+                "version": ",".join(f"{number}:{key}" for number, key in version),
+                "start": starts[token],
+                "heard": {"hand": heard[0], "step": heard[1]},
+                "drawn": drawn(),
+                "page": {"path": page[0], "default": page[1]},
+                "spoilerFree": spoiler_free,
+                "waiting": waiting or [],
+                "game": data,
+            }
+        ),
         on_position_change=on_position,
         on_poll_change=_asked,
         on_drawn_change=_shown,

@@ -9,6 +9,7 @@ import dataclasses
 import doctest
 import gzip
 import hashlib
+import json
 import sys
 from functools import cache
 from pathlib import Path
@@ -693,3 +694,15 @@ def test_the_address_is_said_once_the_server_listens(
     serve.announcing(started.append, announcement)(server)
     assert started == [server]
     assert "open http://127.0.0.1:8502/ in a browser" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("viewer", [None, 0, 1, 2, 3])
+def test_the_board_is_sent_the_game_data_as_json_would_write_it(viewer: int | None) -> None:
+    # the board's game is written once with orjson and sent in bytes: it must read back as
+    # the standard library's JSON of the same data
+    from spades_replay.dashboard import board_widget
+
+    replay = _replay("four-player/standard-game")
+    sent = orjson.dumps({"game": board_widget._data("standard", viewer, (), replay, {})})
+    expected = timeline.game_data(replay, viewer)
+    assert orjson.loads(sent)["game"] == json.loads(json.dumps(expected))

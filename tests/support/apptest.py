@@ -114,8 +114,9 @@ def board(at: AppTest) -> Any:
 
 
 def board_data(at: AppTest) -> dict[str, Any]:
-    """What the Replay page sent its board (the component's data: docs/dashboard.md)."""
-    data: dict[str, Any] = json.loads(board(at).proto.json)
+    """What the Replay page sent its board (the component's data, JSON in bytes:
+    docs/dashboard.md)."""
+    data: dict[str, Any] = json.loads(board(at).proto.bytes)
     return data
 
 
