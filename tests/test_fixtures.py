@@ -1,5 +1,6 @@
 """The bundled fixtures: valid ones validate, round-trip, and show the events they are there
-for; invalid ones fail with exactly their expected error; every error code has one."""
+for; invalid ones fail with exactly their expected error, and name the rule they break; every error
+code has one."""
 
 from __future__ import annotations
 
@@ -130,6 +131,63 @@ def test_corpora_validate(path: Path) -> None:
     assert list(validation) == []
     assert validation.summary.records >= 4
     assert validation.summary.invalid == 0
+
+
+# the rule each invalid fixture of the rules families breaks, in the words a report gives it
+_CLAIMS = "every claim must match the replay"
+_RESULT = "the game result is claimed only for a won game, and must match the replay"
+RULE_BROKEN = {
+    "bid-blind-nil-deficit.json": "Blind Nil may be declared only by a side at least "
+    "blind_nil_min_deficit points behind the other side before the hand",
+    "bid-blind-nil-not-allowed.json": "with blind_nil_allowed false, Blind Nil may not be declared",
+    "bid-min-team-bid.json": "a team's bids must add up to at least min_team_bid (Nil counts 0), "
+    "unless both partners bid Nil or Blind Nil",
+    "bid-nil-not-allowed.json": "with nil_allowed false, a bid of 0 (Nil) is not allowed: "
+    "bids are 1 to 13",
+    "claim-bags.json": _CLAIMS,
+    "claim-final-scores.json": _RESULT,
+    "claim-game-not-over.json": _RESULT,
+    "claim-points.json": _CLAIMS,
+    "claim-scores.json": _CLAIMS,
+    "claim-tricks.json": _CLAIMS,
+    "claim-unfinished-hand.json": "results are claimed only for finished hands",
+    "claim-winner.json": _RESULT,
+    "deal-duplicate-card.json": "the deal gives each of the 52 cards to exactly one seat",
+    "deck-duplicate-card.json": "the deck holds each of the 52 cards exactly once",
+    "exchange-duplicate-card.json": "each card of an exchange is named once",
+    "exchange-not-blind-nil.json": "only a Blind Nil bidder exchanges cards",
+    "exchange-not-held.json": "a player gives only cards she holds",
+    "exchange-not-in-pile.json": "cards taken in come from the discard pile as it is at that "
+    "moment",
+    "exchange-order.json": "when both players bid Blind Nil, the second player exchanges first",
+    "exchange-partner-blind.json": "when both partners bid Blind Nil, no cards are exchanged",
+    "exchange-partner-not-held.json": "the partner gives only cards she was dealt",
+    "exchange-repeated.json": "a Blind Nil bidder exchanges at most once per hand",
+    "exchange-size.json": "an exchange puts away and takes in the same number of cards, "
+    "at most blind_nil_exchange",
+    "game-over.json": "no hand is played after the game has been won",
+    "hand-unfinished.json": "only the last hand of a record may stop before its 13th trick",
+    "play-first-lead.json": "with first_lead two_of_clubs, the player holding the two of clubs "
+    "leads it to the first trick",
+    "play-not-held.json": "a player can only play a card she holds",
+    "play-revoke.json": "a player who holds the led suit must follow it",
+    "play-spades-not-broken.json": "spades may not be led until broken, unless the leader holds "
+    "only spades",
+}
+
+
+@pytest.mark.parametrize("name", sorted(RULE_BROKEN))
+def test_an_invalid_fixture_names_the_rule_it_breaks(name: str) -> None:
+    first = validate_bytes((INVALID / name).read_bytes()).problems[0]
+    assert first.code.family is Family.RULES
+    assert first.rule == RULE_BROKEN[name]
+
+
+def test_every_fixture_of_the_rules_families_has_its_rule() -> None:
+    rules = {
+        name for name, expected in EXPECTED.items() if Code(expected["code"]).family is Family.RULES
+    }
+    assert rules == set(RULE_BROKEN)
 
 
 def test_every_record_error_code_has_an_invalid_fixture() -> None:

@@ -12,13 +12,21 @@ import pytest
 
 import spades_replay
 from spades_replay.cli import main
-from spades_replay.engine.actions import IllegalActionError, PlaceBid, PlayCard
+from spades_replay.engine.actions import DeclareBlindNil, IllegalActionError, PlaceBid, PlayCard
 from spades_replay.engine.bidding import bid_violation, blind_nil_open, legal_bids_of
 from spades_replay.engine.cards import CARD_NAMES, mask_of, parse_card
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, score_side
 from spades_replay.engine.seats import Variant
-from spades_replay.engine.state import apply, legal_bids, legal_plays, start_four_player
+from spades_replay.engine.state import (
+    HandState,
+    apply,
+    apply_draws,
+    legal_bids,
+    legal_plays,
+    start_four_player,
+    start_two_player,
+)
 from spades_replay.errors import Code, RulesError
 from spades_replay.play.bots import RandomBot, closest_bid
 from spades_replay.play.recorder import Recorder
@@ -160,6 +168,91 @@ def test_no_blind_nil_still_allows_nil() -> None:
     with pytest.raises(RulesError) as caught:
         two.declare_blind_nil(0)
     assert caught.value.problem.code is Code.BID_BLIND_NIL_NOT_ALLOWED
+
+
+# -- what the engine says of a refused bid -------------------------------------------------------
+
+
+def _refused_bid(state: HandState, action: PlaceBid | DeclareBlindNil) -> tuple[object, ...]:
+    with pytest.raises(IllegalActionError) as caught:
+        apply(state, action)
+    error = caught.value
+    return error.code, error.message, error.rule, error.seat, error.at, error.legal
+
+
+NUMBERS = tuple(map(str, range(1, 14)))
+DEFICIT = (
+    "Blind Nil may be declared only by a side at least blind_nil_min_deficit points behind the "
+    "other side before the hand"
+)
+
+
+@pytest.mark.parametrize(
+    ("scores", "standing"),
+    [
+        ((120, 100), "at 100 to 120 (20 behind)"),
+        ((101, 100), "at 100 to 101 (1 behind)"),
+        ((100, 100), "at 100 to 100 (level)"),
+        ((100, 120), "at 120 to 100 (20 ahead)"),
+    ],
+)
+def test_a_blind_nil_refused_for_the_deficit_says_where_the_side_stands(
+    scores: tuple[int, int], standing: str
+) -> None:
+    rules = Rules(blind_nil_min_deficit=100)
+    deal = [mask_of(map(parse_card, cards)) for cards in _deal(2)]
+    state = start_four_player(rules, 0, deal, scores)  # seat 1, of side 1, bids first
+    assert _refused_bid(state, PlaceBid(1, BLIND_NIL)) == (
+        Code.BID_BLIND_NIL_DEFICIT,
+        f"declared Blind Nil {standing}, but blind_nil_min_deficit is 100: a side must be at "
+        "least that many points behind",
+        DEFICIT,
+        1,
+        ("bids", 1),
+        ("Nil", *NUMBERS),
+    )
+
+
+def test_a_two_player_declaration_refused_leaves_nothing_else_to_declare() -> None:
+    state = start_two_player(Rules(blind_nil_allowed=False), 0, tuple(map(parse_card, DECK)))
+    assert _refused_bid(state, DeclareBlindNil(0)) == (
+        Code.BID_BLIND_NIL_NOT_ALLOWED,
+        "declared Blind Nil, but Blind Nil is not allowed (blind_nil_allowed is false)",
+        "with blind_nil_allowed false, Blind Nil may not be declared",
+        0,
+        ("bids", 0),
+        (),
+    )
+
+
+def test_a_two_player_nil_refused_offers_the_numbers() -> None:
+    state = start_two_player(Rules(nil_allowed=False), 0, tuple(map(parse_card, DECK)))
+    state = apply_draws(state, [True] * 26)
+    assert _refused_bid(state, PlaceBid(1, NIL)) == (
+        Code.BID_NIL_NOT_ALLOWED,
+        "bid Nil, but Nil is not allowed (nil_allowed is false): bids are 1 to 13",
+        "with nil_allowed false, a bid of 0 (Nil) is not allowed: bids are 1 to 13",
+        1,
+        ("bids", 1),
+        NUMBERS,
+    )
+
+
+def test_a_partners_blind_nil_adds_nothing_to_the_team_bid() -> None:
+    deal = [mask_of(map(parse_card, cards)) for cards in _deal(2)]
+    state = start_four_player(Rules(min_team_bid=4), 0, deal)
+    for seat, bid in ((1, BLIND_NIL), (2, 3)):
+        state = apply(state, PlaceBid(seat, bid))
+    assert _refused_bid(state, PlaceBid(3, 3)) == (
+        Code.BID_MIN_TEAM_BID,
+        "bid 3: team 1 would bid 3, below min_team_bid 4: with her partner's Blind Nil she must "
+        "bid at least 4",
+        "a team's bids must add up to at least min_team_bid (Nil counts 0), unless both partners "
+        "bid Nil or Blind Nil",
+        3,
+        ("bids", 3),
+        ("Blind Nil", "Nil", *NUMBERS[3:]),
+    )
 
 
 # -- first_lead: "two_of_clubs" ---------------------------------------------------------------

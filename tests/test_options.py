@@ -5,6 +5,7 @@ messages, which speak the tool's words and never pydantic's."""
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import re
 from pathlib import Path
@@ -286,3 +287,63 @@ def test_the_rules_object_keeps_its_names() -> None:
     assert type(record.rules) is models.RulesObject
     assert pickle.loads(pickle.dumps(record)) == record
     assert models.RulesObject.model_json_schema()["title"] == "Rules"
+
+
+def test_a_bad_value_is_quoted_as_json_writes_it_and_long_text_is_cut() -> None:
+    number = "'bag_limit' must be a whole number from 1 to 1000, got"
+    assert OPTION["bag_limit"].problem(None) == f"{number} null"
+    assert OPTION["bag_limit"].problem(True) == f"{number} true"
+    assert OPTION["bag_limit"].problem({"a": 1}) == f"{number} an object"
+    assert OPTION["bag_limit"].problem([1, 2]) == f"{number} an array of 2"
+    # a quote of up to 60 characters is shown whole; a longer one keeps its first 55
+    assert OPTION["bag_limit"].problem("y" * 58) == f"{number} '{'y' * 58}'"
+    assert OPTION["bag_limit"].problem("x" * 100) == f"{number} '{'x' * 54}...'"
+    assert not_an_option("z" * 59) == (
+        f"'{'z' * 54}...' is not an option; the options are {', '.join(OPTION)}"
+    )
+
+
+def test_lose_score_is_held_below_the_default_target_when_no_target_is_given() -> None:
+    assert options_problem({"lose_score": 600}) == (
+        "lose_score (600) must be below target_score (500)"
+    )
+
+
+def test_what_an_option_takes_reads_for_any_row() -> None:
+    """Rows the table does not have yet: a word option of three choices, a number with no
+    upper bound."""
+    words = dataclasses.replace(OPTION["first_lead"], choices=("one", "two", "three"))
+    assert words.expected() == "'one', 'two' or 'three'"
+    unbounded = dataclasses.replace(OPTION["bag_limit"], high=None)
+    assert unbounded.expected() == "a whole number of at least 1"
+    assert unbounded.problem("7") == "'bag_limit' must be a whole number of at least 1, got '7'"
+
+
+def test_the_widgets_steps_switches_and_short_labels_of_each_option() -> None:
+    """What the dashboard's widgets and the stats' labels take from the table: a number's
+    step (1 unless the row says), the switch of an optional option (none unless the row has
+    one), and the short label (words only, for the options that have no ``short``)."""
+    assert {row.name: row.step for row in OPTIONS if row.kind == "int"} == {
+        "target_score": 50,
+        "bag_limit": 1,
+        "bag_penalty": 10,
+        "nil_bonus": 10,
+        "blind_nil_bonus": 10,
+        "blind_nil_exchange": 1,
+        "lose_score": 50,
+        "blind_nil_min_deficit": 1,
+        "min_team_bid": 1,
+        "double_contract_from": 1,
+    }
+    assert {row.name: row.switch for row in OPTIONS if row.switch} == {
+        "lose_score": "Mercy rule: a side at the lose score loses",
+        "double_contract_from": "Doubled contracts: 20 a trick from",
+    }
+    assert [row.name for row in OPTIONS if not row.short] == [
+        "failed_nil_tricks_count_as_bags",
+        "failed_nil_tricks_help_partner",
+        "nil_allowed",
+        "blind_nil_allowed",
+        "first_lead",
+        "spades_must_be_broken",
+    ]

@@ -8,6 +8,7 @@ records."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,8 +16,11 @@ import orjson
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 
+import spades_replay
 from spades_replay.engine.actions import IllegalActionError
-from spades_replay.engine.game import Progress
+from spades_replay.engine.cards import FULL_DECK_MASK
+from spades_replay.engine.game import Progress, iter_hands
+from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.setup import check_deal, check_deck
 from spades_replay.engine.state import Phase, drive_hand, start_four_player, start_two_player
@@ -161,3 +165,40 @@ def test_both_progressions_agree_on_fuzzed_records(data: bytes) -> None:
     assume(record is not None)
     assert record is not None
     assert _driven(record) == _replayed(data)
+
+
+def test_the_dealer_of_any_hand_turns_from_the_first_dealer() -> None:
+    four = Progress(Variant.FOUR_PLAYER, Rules(), first_dealer=1)
+    assert [four.dealer(index) for index in (0, 1, 2, 6)] == [1, 2, 3, 3]
+    assert four.dealer() == 1
+    assert four._replace(hands_scored=2).dealer() == 3
+    assert Progress(Variant.TWO_PLAYER, Rules(), first_dealer=1).dealer(3) == 0
+
+
+@pytest.mark.parametrize("name", ["two-player/blind-nil.json", "four-player/blind-nil.json"])
+def test_each_replayed_hand_has_its_pile_and_the_scores_it_began_at(name: str) -> None:
+    """The discard pile is every card no seat holds as play begins (none in four-player);
+    each hand begins at the scores the hand before it ended at."""
+    record = spades_replay.load(FIXTURES / name)
+    variant = variant_of(record)
+    outcomes = list(
+        iter_hands(
+            variant,
+            rules_of(record.rules),
+            record.first_dealer,
+            [hand_actions_of(hand) for hand in record.hands],
+        )
+    )
+    assert len(outcomes) > 2
+    assert any(outcome.exchanges for outcome in outcomes)
+    for outcome in outcomes:
+        held = 0
+        for holding in outcome.holdings:
+            held |= holding
+        pile = FULL_DECK_MASK & ~held if variant is Variant.TWO_PLAYER else 0
+        assert outcome.discard == pile
+    assert outcomes[0].scores_before == (0, 0)
+    for before, after in itertools.pairwise(outcomes):
+        assert before.scores is not None
+        assert after.scores_before == (before.scores[0].score, before.scores[1].score)
+    assert any(outcome.scores_before != (0, 0) for outcome in outcomes)

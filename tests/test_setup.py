@@ -10,6 +10,7 @@ from spades_replay.engine.setup import (
     DraftOutcome,
     check_deal,
     check_deck,
+    check_subset,
     draft_hands,
     exchange_four_player,
     exchange_two_player,
@@ -172,3 +173,92 @@ def test_option_blind_nil_exchange(limit: int, size: int, allowed: bool) -> None
             with pytest.raises(IllegalActionError) as caught:
                 run()
             assert caught.value.code is Code.EXCHANGE_SIZE
+
+
+def test_a_deck_or_deal_of_53_cards_with_one_twice_is_refused() -> None:
+    deck = [*DECK, DECK[3]]
+    with pytest.raises(IllegalActionError) as caught:
+        check_deck(deck)
+    assert (caught.value.code, caught.value.at) == (Code.DECK_DUPLICATE_CARD, ("deck", 52))
+    deal = [list(DECK[13 * seat : 13 * seat + 13]) for seat in range(4)]
+    deal[3].append(DECK[0])
+    with pytest.raises(IllegalActionError) as caught:
+        check_deal(deal)
+    assert (caught.value.code, caught.value.at, caught.value.message) == (
+        Code.DEAL_DUPLICATE_CARD,
+        ("deal", 3, 13),
+        "2C is dealt twice (seat 0 card 1, seat 3 card 14)",
+    )
+
+
+def test_a_deal_short_of_cards_but_with_none_twice_gives_each_seats_holding() -> None:
+    """check_deal looks for repeats only (the count is the format's check)."""
+    deal = [list(DECK[13 * seat : 13 * seat + 12]) for seat in range(4)]
+    assert check_deal(deal) == tuple(mask_of(hand) for hand in deal)
+    assert check_deal([[], cards("AS"), cards("2C 3C"), []]) == (0, 1 << 51, 0b11, 0)
+
+
+def test_each_exchange_error_points_at_the_side_or_the_card_at_fault() -> None:
+    for swap, at, message in (
+        (
+            Exchange(0, cards("AS KS"), cards("2H")),
+            ("exchanges", 0, "in"),
+            "puts away 2 card(s) and takes in 1; both must be the same number, at most 3",
+        ),
+        (
+            Exchange(0, cards("AS KS QS 2C"), cards("2H 3H 4H 5H")),
+            ("exchanges", 0, "out"),
+            "puts away 4 card(s) and takes in 4; both must be the same number, at most 3",
+        ),
+        (
+            Exchange(0, cards("AS AS"), cards("2H 3H")),
+            ("exchanges", 0, "out", 1),
+            "names AS twice in 'out'",
+        ),
+        (
+            Exchange(0, cards("AS KS"), cards("2H 2H")),
+            ("exchanges", 0, "in", 1),
+            "names 2H twice in 'in'",
+        ),
+    ):
+        with pytest.raises(IllegalActionError) as caught:
+            exchange_two_player(two_player_draft(), [swap], [True, False], 0, 3)
+        assert (caught.value.at, caught.value.message, caught.value.seat) == (at, message, 0)
+
+
+def test_the_first_player_may_exchange_alone_when_both_bid_blind_nil() -> None:
+    """The second player exchanges first; when she exchanges nothing, the first player's
+    exchange is the only one recorded."""
+    alone = [Exchange(0, cards("2C"), cards("2H"))]
+    after = exchange_two_player(two_player_draft(), alone, [True, True], 0, 3)
+    assert names_of(after.holdings[0]) == "2H QS KS AS"
+
+
+def test_four_player_exchange_once() -> None:
+    twice = [Exchange(1, cards("2D"), cards("2S")), Exchange(1, cards("3D"), cards("3S"))]
+    with pytest.raises(IllegalActionError) as caught:
+        exchange_four_player(four_player_deal(), twice, [False, True, False, False], 3)
+    assert (caught.value.code, caught.value.at) == (
+        Code.EXCHANGE_REPEATED,
+        ("exchanges", 1, "seat"),
+    )
+
+
+def test_a_card_taken_from_an_empty_pool_is_refused_saying_the_pool_holds_nothing() -> None:
+    with pytest.raises(IllegalActionError) as caught:
+        check_subset(
+            cards("2H"),
+            0,
+            Code.EXCHANGE_NOT_IN_PILE,
+            "in the discard pile",
+            "cards taken in come from the discard pile",
+            at=("exchanges", 0, "in"),
+            seat=1,
+        )
+    error = caught.value
+    assert (error.message, error.at, error.legal, error.seat) == (
+        "2H is not in the discard pile, which holds nothing",
+        ("exchanges", 0, "in", 0),
+        (),
+        1,
+    )

@@ -22,6 +22,7 @@ from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.engine.tricks import (
     CLUB_TWO,
+    beats,
     check_play,
     is_legal_play,
     legal_plays,
@@ -240,3 +241,39 @@ def test_the_opening_card_and_openspiels_strict_lead() -> None:
     assert names_of(strict_legal_plays(hold("2S 3S"), None)) == "2S 3S"
     assert names_of(strict_legal_plays(hold("3C 2S"), SPADES)) == "2S"
     assert names_of(strict_legal_plays(hold("3C 2S"), HEARTS)) == "3C 2S"
+
+
+def test_a_card_never_beats_itself() -> None:
+    assert not any(beats(card, card) for card in range(52))
+
+
+def test_play_out_keeps_spades_closed_unless_told_they_are_free() -> None:
+    holdings = (hold("2C 3S"), hold("3C 4S"))
+    with pytest.raises(IllegalActionError) as caught:
+        play_out(holdings, 0, [parse_card("3S")])
+    assert (caught.value.code, caught.value.legal) == (Code.PLAY_SPADES_NOT_BROKEN, ("2C",))
+    assert play_out(holdings, 0, [parse_card("3S")], spades_free=True).spades_broken is True
+    assert play_out(holdings, 0, ()).spades_broken is False
+
+
+def test_a_card_after_the_thirteenth_trick_is_one_she_does_not_hold() -> None:
+    # seat 0 holds the clubs and leads each; seat 1, with only diamonds, throws one: seat 0
+    # wins all 13 tricks and leads again, with nothing left
+    clubs, diamonds = (
+        cards_of(hold("2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC AC")),
+        cards_of(hold("2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD AD")),
+    )
+    plays = [card for pair in zip(clubs, diamonds, strict=True) for card in pair]
+    holdings = (mask_of(clubs), mask_of(diamonds))
+    assert play_out(holdings, 0, plays).tricks_won == (13, 0)
+    with pytest.raises(IllegalActionError) as caught:
+        play_out(holdings, 0, [*plays, parse_card("AS")])
+    error = caught.value
+    assert (error.code, error.message, error.at, error.seat, error.trick, error.position) == (
+        Code.PLAY_NOT_HELD,
+        "played AS but does not hold it (holds nothing)",
+        ("plays", 26),
+        0,
+        14,
+        1,
+    )

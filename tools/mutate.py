@@ -153,6 +153,31 @@ _COUNTS_ORDER = (
     "a group_by's maintain_order dropped in analysis_counts: its rows come in another order,"
     " and its one caller joins them to its frame by key, in the frame's order"
 )
+_ENGINE = "spades_replay.engine."
+_REBUILT = (
+    "the phase or turn of a state handed to _after_setup changed: it moves the hand on with a"
+    " phase and turn of its own, and reads neither"
+)
+_ONE_AT_A_TIME = (
+    "a batch sent down its path of one action at a time: for every state the engine reaches,"
+    " that path gives the same states and errors (the batch's promise, which"
+    " tests/test_selfplay.py holds); given no turns, the batch builds the same state again"
+)
+_FALSY = "None for False where the value is only tested for truth"
+_CLUB_TWO = "1 >> CLUB_TWO for 1 << CLUB_TWO: 2C is card 0, and both are 1"
+_EMPTY_LIST = "= for += on a list still empty: the same list"
+_CAST = "the type cast() names changed: cast() only speaks to the type checker"
+_FAST_PATH = (
+    "the fast path of a whole deck or deal never taken: the checking path finds no card twice"
+    " in such a deck or deal, and gives the same holdings"
+)
+_DEALER_TWO_ONLY = (
+    "the dealer given to a four-player exchange's check changed: only the two-player order reads it"
+)
+_NOT_READ = (
+    "the bids or scores given to check a bid changed where they are never read: the bids only"
+    " for a four-player partner's, the scores only for Blind Nil"
+)
 
 EQUIVALENT: dict[str, str] = {
     "spades_replay.stats.metrics.x_player_metrics__mutmut_14": _GROUP_ORDER,
@@ -241,6 +266,104 @@ EQUIVALENT: dict[str, str] = {
     "spades_replay.engine.scoring.x_winner__mutmut_10": (
         "> made >=: winner() is asked only once end_reason() has said the game is over, "
         "which it never says on a tie"
+    ),
+    **{f"{_ENGINE}state.x__bid__mutmut_{n}": _REBUILT for n in (57, 58)},
+    f"{_ENGINE}state.x__draw__mutmut_67": _REBUILT,
+    **{f"{_ENGINE}state.x_apply_draws__mutmut_{n}": _REBUILT for n in (102, 108, 109)},
+    **{f"{_ENGINE}state.x_apply_draws__mutmut_{n}": _ONE_AT_A_TIME for n in (5, 8, 9)},
+    **{f"{_ENGINE}state.x_apply_plays__mutmut_{n}": _ONE_AT_A_TIME for n in (2, 9)},
+    f"{_ENGINE}state.x_apply_plays__mutmut_64": _FALSY,
+    f"{_ENGINE}tricks.x_strict_legal_plays__mutmut_3": _FALSY,
+    f"{_ENGINE}state.x_legal_plays__mutmut_14": _CLUB_TWO,
+    f"{_ENGINE}tricks.x_opening_leader__mutmut_8": _CLUB_TWO,
+    **{f"{_ENGINE}state.x_drive_hand__mutmut_{n}": _EMPTY_LIST for n in (35, 65)},
+    **{f"{_ENGINE}rules.x__row__mutmut_{n}": _CAST for n in (4, 8, 9, 10)},
+    f"{_ENGINE}setup.x_check_deal__mutmut_6": _FAST_PATH,
+    f"{_ENGINE}setup.x_check_deck__mutmut_5": _FAST_PATH,
+    **{f"{_ENGINE}setup.x_exchange_four_player__mutmut_{n}": _DEALER_TWO_ONLY for n in (13, 21)},
+    f"{_ENGINE}state.x__declare__mutmut_32": _NOT_READ,
+    f"{_ENGINE}game.x_setup_hand__mutmut_63": _NOT_READ,
+    f"{_ENGINE}bidding.x__partner_bid__mutmut_3": (
+        "a missing partner's bid looked up: asked only in four-player, where every seat has a"
+        " partner"
+    ),
+    f"{_ENGINE}bidding.x__standing__mutmut_17": (
+        ">= for > once a gap of 0 has been told apart: the same for every other gap"
+    ),
+    f"{_ENGINE}bidding.x__team_short__mutmut_1": (
+        "and for or: under a min_team_bid of 0 no team's bids fall short, and a two-player seat"
+        " has no partner, so the answer stays no"
+    ),
+    f"{_ENGINE}cards.x_cards_of__mutmut_4": (
+        "every byte looked up, the empty ones too: an empty byte's entry holds no card"
+    ),
+    **{
+        f"{_ENGINE}game.x_iter_hands__mutmut_{n}": (
+            "the count of an unfinished hand's cards started at None or 1: it is read only once"
+            " the hand that stops has set it"
+        )
+        for n in (9, 10)
+    },
+    **{
+        f"{_ENGINE}game.x_iter_hands__mutmut_{n}": (
+            "an unfinished hand given the game's winner and end so far: the hands before it did"
+            " not end the game (else this hand is refused), so both are None"
+        )
+        for n in (130, 133)
+    },
+    f"{_ENGINE}game.x_setup_hand__mutmut_10": (
+        "the bidding order worked out when the bids go unchecked: it is read only to check them"
+    ),
+    f"{_ENGINE}game.x_setup_hand__mutmut_20": (
+        "the declarations begin as None: they are set again wherever they are read"
+    ),
+    f"{_ENGINE}game.x_setup_hand__mutmut_87": (
+        "a fifth seat among the bids before the four-player bidding: the bids are read by seat,"
+        " and the bids returned are dropped"
+    ),
+    f"{_ENGINE}game.xǁProgressǁafter_hand__mutmut_44": (
+        "the winner asked for while the game goes on: winner() then answers None itself"
+    ),
+    **{
+        f"{_ENGINE}rules.x_not_an_option__mutmut_{n}": (
+            "more close matches asked for: only the closest is used, and it is the same"
+        )
+        for n in (9, 10)
+    },
+    f"{_ENGINE}seats.xǁVariantǁside_of__mutmut_1": (
+        "a two-player seat taken modulo 2: seats 0 and 1 are their own sides"
+    ),
+    f"{_ENGINE}setup.x_draft_hands__mutmut_5": "the codec named 'ASCII': codec names ignore case",
+    f"{_ENGINE}setup.x_exchange_two_player__mutmut_7": (
+        "the variant given as None to a two-player exchange's check: it takes the two-player"
+        " branch for any variant but four-player"
+    ),
+    f"{_ENGINE}state.x__declaration_in_time__mutmut_1": (
+        "and for or: a four-player hand is never in the draft, and a two-player hand past it has"
+        " drafted all 26 turns, which the test after refuses"
+    ),
+    f"{_ENGINE}state.x__draw__mutmut_73": (
+        "turn - 1 for turn + 1: the seat of a draft turn depends only on the turn's parity"
+    ),
+    f"{_ENGINE}state.x__play__mutmut_37": (
+        "the card's legality asked as if spades were closed: the answer only decides whether"
+        " check_play, given the true value, looks at the card, and it passes a spade wrongly"
+        " suspected"
+    ),
+    f"{_ENGINE}state.x_apply_draws__mutmut_16": (
+        "keep None on the path of one turn at a time: it takes draws only outside the draft,"
+        " where each is refused before its keep is read"
+    ),
+    f"{_ENGINE}state.x_drive_hand__mutmut_78": (
+        "and for or: an exchange the hand adds (none recorded) is empty and never refused, and a"
+        " recorded one is refused only by check_swap, which addresses it in 'exchanges'"
+    ),
+    f"{_ENGINE}state.x_exchange_limit__mutmut_8": (
+        "the pool left out of the limit: the pool (the partner's 13 cards, or the pile's 26)"
+        " never holds fewer cards than the 13 she gives from"
+    ),
+    f"{_ENGINE}tricks.x_trick_winner__mutmut_7": (
+        "the first card compared with itself too: a card never beats itself"
     ),
 }
 """Surviving mutants that change nothing observable, each with the reason (docs/testing.md).
