@@ -167,6 +167,28 @@ def test_both_progressions_agree_on_fuzzed_records(data: bytes) -> None:
     assert _driven(record) == _replayed(data)
 
 
+@pytest.mark.parametrize(
+    ("name", "index"), [("two-player/blind-nil.json", 13), ("four-player/blind-nil.json", 1)]
+)
+def test_an_exchange_recorded_twice_is_told_at_the_first_problem_in_the_record(
+    name: str, index: int
+) -> None:
+    """A Blind Nil exchange recorded twice, its first copy giving away a card its seat does
+    not hold: both progressions tell the card of the first copy, where the record has it,
+    before the repetition in the second."""
+    record = orjson.loads((FIXTURES / name).read_bytes())
+    exchange = record["hands"][index]["exchanges"][0]
+    seat = exchange["seat"]
+    held = set(record["hands"][index].get("deal", [[]] * 4)[seat]) | set(exchange["out"])
+    foreign = next(card for card in ("2H", "3H", "4D", "5D", "6D") if card not in held)
+    first = {**exchange, "out": [foreign, *exchange["out"][1:]]}
+    record["hands"][index]["exchanges"] = [first, exchange]
+    data = orjson.dumps(record)
+    want = (Code.EXCHANGE_NOT_HELD, f"/hands/{index}/exchanges/0/out/0")
+    assert _replayed(data) == want
+    assert _driven(loads(data)) == want
+
+
 def test_the_dealer_of_any_hand_turns_from_the_first_dealer() -> None:
     four = Progress(Variant.FOUR_PLAYER, Rules(), first_dealer=1)
     assert [four.dealer(index) for index in (0, 1, 2, 6)] == [1, 2, 3, 3]

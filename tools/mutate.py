@@ -165,7 +165,6 @@ _ONE_AT_A_TIME = (
 )
 _FALSY = "None for False where the value is only tested for truth"
 _CLUB_TWO = "1 >> CLUB_TWO for 1 << CLUB_TWO: 2C is card 0, and both are 1"
-_EMPTY_LIST = "= for += on a list still empty: the same list"
 _CAST = "the type cast() names changed: cast() only speaks to the type checker"
 _FAST_PATH = (
     "the fast path of a whole deck or deal never taken: the checking path finds no card twice"
@@ -276,7 +275,6 @@ EQUIVALENT: dict[str, str] = {
     f"{_ENGINE}tricks.x_strict_legal_plays__mutmut_3": _FALSY,
     f"{_ENGINE}state.x_legal_plays__mutmut_14": _CLUB_TWO,
     f"{_ENGINE}tricks.x_opening_leader__mutmut_8": _CLUB_TWO,
-    **{f"{_ENGINE}state.x_drive_hand__mutmut_{n}": _EMPTY_LIST for n in (35, 65)},
     **{f"{_ENGINE}rules.x__row__mutmut_{n}": _CAST for n in (4, 8, 9, 10)},
     f"{_ENGINE}setup.x_check_deal__mutmut_6": _FAST_PATH,
     f"{_ENGINE}setup.x_check_deck__mutmut_5": _FAST_PATH,
@@ -353,10 +351,6 @@ EQUIVALENT: dict[str, str] = {
     f"{_ENGINE}state.x_apply_draws__mutmut_16": (
         "keep None on the path of one turn at a time: it takes draws only outside the draft,"
         " where each is refused before its keep is read"
-    ),
-    f"{_ENGINE}state.x_drive_hand__mutmut_78": (
-        "and for or: an exchange the hand adds (none recorded) is empty and never refused, and a"
-        " recorded one is refused only by check_swap, which addresses it in 'exchanges'"
     ),
     f"{_ENGINE}state.x_exchange_limit__mutmut_8": (
         "the pool left out of the limit: the pool (the partner's 13 cards, or the pile's 26)"

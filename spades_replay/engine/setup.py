@@ -236,16 +236,6 @@ def check_exchange_entry(
         )
 
 
-def check_exchange_entries(
-    variant: Variant, exchanges: Sequence[Exchange], blind: Sequence[bool], dealer: Seat
-) -> None:
-    """:func:`check_exchange_entry` for every recorded exchange of a hand, in order."""
-    done: set[Seat] = set()
-    for index, exchange in enumerate(exchanges):
-        check_exchange_entry(variant, exchanges, index, blind, dealer, done)
-        done.add(exchange.seat)
-
-
 def exchange_two_player(
     draft: DraftOutcome,
     exchanges: Sequence[Exchange],

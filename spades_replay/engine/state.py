@@ -47,7 +47,14 @@ from spades_replay.engine.game import HandActions
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, Bid
 from spades_replay.engine.seats import Seat, Variant
-from spades_replay.engine.setup import check_exchange_entries, check_swap, exchange_order, turn_seat
+from spades_replay.engine.setup import (
+    DraftOutcome,
+    check_swap,
+    exchange_four_player,
+    exchange_order,
+    exchange_two_player,
+    turn_seat,
+)
 from spades_replay.engine.tricks import (
     FIRST_SPADE,
     Trick,
@@ -661,9 +668,11 @@ def drive_hand(state: HandState, actions: HandActions) -> Iterator[tuple[Action,
     """Apply a recorded hand to its starting ``state``, one action at a time: each action with
     the state after it, in the order the actions were taken.
 
-    The recorded exchanges are checked where they stand in the record
-    (:func:`~spades_replay.engine.setup.check_exchange_entries`, as the replay of a record
-    checks them), then taken in the order the rules give
+    The recorded exchanges are checked where the replay of a record checks them (after the
+    draft in two-player, after the bids in four-player), in the record's order
+    (:func:`~spades_replay.engine.setup.exchange_two_player`,
+    :func:`~spades_replay.engine.setup.exchange_four_player`), so that the first problem
+    found is the one the replay reports; then taken in the order the rules give
     (:func:`~spades_replay.engine.setup.exchange_order`); a Blind Nil bidder who recorded none
     exchanges nothing. Whose turn each card is comes from the state. Raises
     :class:`IllegalActionError` at the first action the rules refuse, addressed as the record
@@ -671,34 +680,35 @@ def drive_hand(state: HandState, actions: HandActions) -> Iterator[tuple[Action,
     """
     variant, dealer, bids = state.variant, state.dealer, actions.bids
     blind = tuple(bid == BLIND_NIL for bid in bids)
-    check_exchange_entries(variant, actions.exchanges, blind, dealer)
-    recorded = {exchange.seat: index for index, exchange in enumerate(actions.exchanges)}
-    swaps: list[tuple[Action, int | None]] = [
-        (actions.exchanges[recorded[seat]], recorded[seat])
-        if seat in recorded
-        else (Exchange(seat, (), ()), None)
-        for seat in exchange_order(variant, dealer, blind)
-    ]
+    recorded = {exchange.seat: exchange for exchange in actions.exchanges}
     order = bidding_order(state)
-    setup: list[tuple[Action, int | None]] = []
+    before: list[Action]
+    after: list[Action] = []
     if variant is Variant.TWO_PLAYER:
-        setup += [(DeclareBlindNil(seat), None) for seat in (dealer, 1 - dealer) if blind[seat]]
-        setup += [
-            (Draw(turn_seat(turn, dealer), letter == "K"), None)
+        before = [DeclareBlindNil(seat) for seat in (dealer, 1 - dealer) if blind[seat]]
+        before += [
+            Draw(turn_seat(turn, dealer), letter == "K")
             for turn, letter in enumerate(actions.draft or "")
         ]
-        setup += swaps
-        setup += [(PlaceBid(seat, bids[seat]), None) for seat in order if not blind[seat]]
+        after = [PlaceBid(seat, bids[seat]) for seat in order if not blind[seat]]
     else:
-        setup += [(PlaceBid(seat, bids[seat]), None) for seat in order]
-        setup += swaps
-    for action, index in setup:
-        try:
-            state = apply(state, action)
-        except IllegalActionError as error:
-            if index is None or error.at[:1] != ("exchanges",):
-                raise
-            raise error.relocated(("exchanges", index, *error.at[2:])) from None
+        before = [PlaceBid(seat, bids[seat]) for seat in order]
+    for action in before:
+        state = apply(state, action)
+        yield action, state
+    if actions.exchanges:
+        limit = state.rules.blind_nil_exchange
+        if variant is Variant.TWO_PLAYER:
+            drafted = DraftOutcome((state.holdings[0], state.holdings[1]), state.discard)
+            exchange_two_player(drafted, actions.exchanges, blind, dealer, limit)
+        else:
+            exchange_four_player(state.holdings, actions.exchanges, blind, limit)
+    swaps = [
+        recorded.get(seat, Exchange(seat, (), ()))
+        for seat in exchange_order(variant, dealer, blind)
+    ]
+    for action in (*swaps, *after):
+        state = apply(state, action)
         yield action, state
     for card in actions.plays:
         assert state.turn is not None  # the format holds at most one card per seat per trick
