@@ -258,7 +258,8 @@ def exchange_two_player(
 
 
 def check_deal(deal: Sequence[Sequence[Card]]) -> tuple[int, ...]:
-    """Raise unless ``deal`` gives every card to exactly one seat; return the holdings."""
+    """The holdings of ``deal``; raise when a card is dealt twice. (That each seat holds 13
+    cards is the format's to check: a shorter deal is taken as it is.)"""
     if sum(len(cards) for cards in deal) == 52 and len(set().union(*deal)) == 52:
         # 52 distinct cards: a holding's bits can be added up instead of or-ed
         return tuple(sum(map(BITS.__getitem__, cards)) for cards in deal)
