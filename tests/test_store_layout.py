@@ -1289,3 +1289,107 @@ def test_damaged_names_the_store_cut_at_500_characters_and_how_to_rebuild() -> N
     )
     exactly = Path("/" + "e" * 499)
     assert str(damaged(exactly, "x")).startswith(f"the store {exactly} is damaged: x;")
+
+
+def _long_folder(base: Path, length: int) -> Path:
+    """A folder under ``base`` whose path is ``length`` characters long (in steps of at most
+    200 characters, under the system's limit on one name)."""
+    folder = base
+    while len(str(folder)) < length:
+        room = length - len(str(folder)) - 1
+        folder = folder / ("d" * min(room, 200) if room > 0 else "d")
+    folder.mkdir(parents=True)
+    assert len(str(folder)) == length
+    return folder
+
+
+def test_every_message_naming_a_store_cuts_its_path_at_500_characters(tmp_path: Path) -> None:
+    """A path of 501 characters is shown as its first 500 and an ellipsis, in each message
+    that names a store or its manifest without calling it damaged."""
+    file = _long_folder(tmp_path / "a", 500) / "f"
+    file.write_text("x")
+    assert len(str(file)) == 502
+    with pytest.raises(StoreError) as caught:
+        read_manifest(file)
+    assert str(caught.value) == f"{str(file)[:500]}… is not a directory"
+
+    root = _long_folder(tmp_path / "b", 501 - len("/manifest.json"))
+    (root / "manifest.json").mkdir()
+    path = str(root / "manifest.json")
+    with pytest.raises(StoreError) as caught:
+        read_manifest(root)
+    assert str(caught.value) == f"cannot read {path[:500]}…: Is a directory"
+
+    store = _long_folder(tmp_path / "c", 501)
+    shown = f"{str(store)[:500]}…"
+    (store / "manifest.json").write_text('{"kind": "my notes"}')
+    with pytest.raises(StoreError) as caught:
+        read_manifest(store)
+    assert str(caught.value) == (
+        f"{shown} is not a spades-replay store (manifest.json is not its manifest)"
+    )
+    with pytest.raises(StoreError) as caught:
+        clear_for_rebuild(store)
+    assert str(caught.value) == (
+        f"{shown} is not a spades-replay store (manifest.json is not its manifest): "
+        "it is not rebuilt"
+    )
+    (store / "manifest.json").write_bytes(orjson.dumps(manifest(store_version=2)))
+    with pytest.raises(StoreError) as caught:
+        read_manifest(store)
+    assert str(caught.value) == (
+        f"{shown} is a store of version 2; this spades-replay reads store version 1: "
+        f"rebuild it: spades-replay ingest PATH... --store {shown} --rebuild"
+    )
+
+
+def test_every_message_naming_a_part_cuts_it_at_300_characters(tmp_path: Path) -> None:
+    """A part name of 301 characters is shown as its first 300 and an ellipsis, whatever is
+    wrong with it."""
+    folder = "parts/games/" + "a" * 200
+    name = folder + "/" + "b" * (301 - len(folder) - 1 - len(".parquet")) + ".parquet"
+    assert len(name) == 301
+    shown = f"part {name[:300]}…"
+    _made(tmp_path, name)
+    assert _part_refusal(tmp_path, _with_parts(name, name)) == damaged_text(
+        tmp_path, f"{shown} is named twice"
+    )
+    (tmp_path / name).unlink()
+    os.mkfifo(tmp_path / name)
+    assert _part_refusal(tmp_path, _with_parts(name)) == damaged_text(
+        tmp_path, f"{shown} is not a regular file"
+    )
+    (tmp_path / name).unlink()
+    _made(tmp_path, part("games", 0))
+    (tmp_path / name).symlink_to(tmp_path / part("games", 0))
+    assert _part_refusal(tmp_path, _with_parts(name)) == damaged_text(
+        tmp_path, f"{shown} is reached through a symbolic link"
+    )
+    too_long = "parts/games/" + "c" * 281 + ".parquet"
+    assert len(too_long) == 301
+    assert _part_refusal(tmp_path, _with_parts(too_long)) == damaged_text(
+        tmp_path, f"part {too_long[:300]}… cannot be read: File name too long"
+    )
+
+
+def test_a_lock_the_system_fails_to_release_is_still_let_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Leaving a lock whose release the system refuses closes its file all the same, and
+    raises nothing: the lock goes with the file."""
+    lock = StoreLock(tmp_path)
+    lock.__enter__()
+    before = _open_files()
+    real = layout.fcntl.flock
+
+    def refuse_release(fd: int, operation: int) -> None:
+        if operation == layout.fcntl.LOCK_UN:
+            raise OSError(errno.EIO, "Input/output error")
+        real(fd, operation)
+
+    monkeypatch.setattr(layout.fcntl, "flock", refuse_release)
+    lock.__exit__(None, None, None)
+    assert _open_files() == before - 1
+    monkeypatch.setattr(layout.fcntl, "flock", real)
+    with StoreLock(tmp_path):
+        pass

@@ -262,6 +262,17 @@ EQUIVALENT: dict[str, str] = {
     f"{_DATA}x_replays_of__mutmut_31": (
         "the digest of a place not read again made None: the place in words never shows it"
     ),
+    **{
+        f"spades_replay.store.layout.x_part_name_problem__mutmut_{number}": (
+            "a name starting with '/' no longer asked for, or asked with 'and': on POSIX"
+            " os.path.isabs(name) is name.startswith('/'), so either alone decides the same"
+        )
+        for number in (4, 6)
+    },
+    "spades_replay.store.layout.x_clear_for_rebuild__mutmut_6": (
+        "'' for None as the data of a manifest that is not JSON: neither is an object, and only"
+        " an object's kind is looked at"
+    ),
     "spades_replay.engine.scoring.x_winner__mutmut_10": (
         "> made >=: winner() is asked only once end_reason() has said the game is over, "
         "which it never says on a tie"
