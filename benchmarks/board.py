@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 from pages import replace_block
+from run import process_tree
 from store import CHROMIUM, _serve, serve_command
 from whatif import BASE_GAMES, OUT, store
 
@@ -126,20 +127,17 @@ def _opened(browser: Any, url: str, shown: Callable[[Any], None]) -> float:
 
 
 def _cpu_seconds(pid: int) -> float | None:
-    """The CPU seconds used so far by process ``pid`` and its descendants (Linux's /proc);
-    ``None`` where there is no /proc to read."""
+    """The CPU seconds used so far by process ``pid`` and its descendants (Linux's /proc;
+    one that ends meanwhile is left out); ``None`` where there is no /proc to read, or no
+    such process."""
+    if not os.path.isdir(f"/proc/{pid}/task"):
+        return None
     tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
-    waiting = [pid]
-    try:
-        while waiting:
-            current = waiting.pop()
-            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+    for each in process_tree(pid):
+        with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+            fields = Path(f"/proc/{each}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / tick
-            for task in Path(f"/proc/{current}/task").iterdir():
-                waiting += [int(child) for child in (task / "children").read_text().split()]
-    except OSError:
-        return None
     return total
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from pages import replace_block
-from run import OUT, PEAK_OF_ONE, SEEDS, _tree_rss_kib, big_corpus, corpus
+from run import OUT, PEAK_OF_ONE, SEEDS, _tree_rss_kib, big_corpus, corpus, process_tree
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "reliability.md"
@@ -72,22 +72,16 @@ def arguments(command: str, path: Path, jobs: int, store: Path) -> list[str]:
 
 
 def tree_rss_kib(root: int) -> int:
-    """The resident memory of a process and all its descendants: read through each
-    process's ``children`` in /proc, which costs a few files where a scan of every process
-    of the machine (:func:`run._tree_rss_kib`, the fallback) costs hundreds, 20 times a
-    second, for hours."""
+    """The resident memory of a process and all its descendants (:func:`run.process_tree`:
+    a few files where a scan of every process of the machine, :func:`run._tree_rss_kib`, the
+    fallback, costs hundreds, 20 times a second, for hours)."""
     total = 0
-    pending = [root]
     try:
-        while pending:
-            pid = pending.pop()
+        for pid in process_tree(root):
             with contextlib.suppress(FileNotFoundError, ProcessLookupError):
                 status = Path(f"/proc/{pid}/status").read_text()
                 found = re.search(r"^VmRSS:\s+(\d+)", status, re.M)
                 total += int(found.group(1)) if found else 0
-                for task in os.listdir(f"/proc/{pid}/task"):
-                    children = Path(f"/proc/{pid}/task/{task}/children").read_text()
-                    pending.extend(int(child) for child in children.split())
     except PermissionError:
         return _tree_rss_kib(root)
     return total
