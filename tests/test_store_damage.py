@@ -283,6 +283,35 @@ def test_a_damaged_part_is_refused_everywhere_the_same_way(store: Path, damage: 
         assert "--rebuild" in result.stderr
 
 
+@pytest.mark.parametrize("table", ["games", "records"])
+def test_a_part_whose_rows_cannot_be_counted_is_named(
+    store: Path, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows of a source's parts are counted in one scan of them all; when that scan
+    fails (here a part cut short after its columns were read: its file replaced meanwhile),
+    they are counted one at a time to name the part."""
+    from spades_replay.store import read
+
+    expected = {name: list(schema.items()) for name, schema in read.schemas().items()}
+    columns = {path: expected[path.parent.name] for path in (store / "parts").glob("*/*")}
+    monkeypatch.setattr(read, "_schema", lambda path: columns[path])
+    parts = manifest_of(store)["sources"][1]["parts"][table]
+    _truncated(store / parts[-1])
+    error = refused(store)
+    assert error.code is Code.STORE_DAMAGED
+    assert f"part {parts[-1]} is not a Parquet file, or is cut short" in str(error)
+
+
+def test_the_rows_of_every_part_of_a_source_are_counted(store: Path) -> None:
+    """A source's rows are the sum over all its parts: a part's rows gone is told."""
+    parts = manifest_of(store)["sources"][1]["parts"]["games"]
+    last = store / parts[-1]
+    pl.read_parquet(last).head(0).write_parquet(last)
+    error = refused(store)
+    assert error.code is Code.STORE_DAMAGED
+    assert "sources[1] counts" in str(error)
+
+
 def test_ingest_rebuild_makes_a_damaged_store_anew(store: Path, built: Path) -> None:
     _garbage(first_part(store))
     (store / "parts" / "games" / "notes.txt").write_text("mine")

@@ -22,7 +22,13 @@ from typing import TYPE_CHECKING, Any
 
 from spades_replay.errors import Code, Problem
 from spades_replay.replayer.validate import RecordReport, Summary
-from spades_replay.store.layout import Manifest, SourceEntry, damaged, open_manifest
+from spades_replay.store.layout import (
+    Manifest,
+    SourceEntry,
+    StoreError,
+    damaged,
+    open_manifest,
+)
 from spades_replay.text import safe
 
 if TYPE_CHECKING:
@@ -74,49 +80,72 @@ def _first_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
-def _footer(path: Path) -> tuple[list[tuple[str, Any]], int] | BaseException:
-    """A part's columns and row count, from its Parquet footer; or what stopped reading it."""
+def _schema(path: Path) -> list[tuple[str, Any]] | BaseException:
+    """A part's columns, from its Parquet footer; or what stopped reading it."""
     import polars as pl
 
     try:
-        columns = list(pl.read_parquet_schema(path).items())
-        count = pl.scan_parquet(path).select(pl.len()).collect().item()
+        return list(pl.read_parquet_schema(path).items())
     except (pl.exceptions.PolarsError, OSError) as error:
         return error
-    return columns, int(count)
+
+
+def _rows(paths: list[Path]) -> int | BaseException:
+    """The rows of the parts at ``paths`` together, from their Parquet footers (one scan of
+    them all); or what stopped reading them."""
+    import polars as pl
+
+    if not paths:
+        return 0
+    try:
+        return int(pl.scan_parquet(paths).select(pl.len()).collect().item())
+    except (pl.exceptions.PolarsError, OSError) as error:
+        return error
+
+
+def _unreadable(directory: Path, name: str, error: BaseException) -> StoreError:
+    return damaged(
+        directory,
+        f"part {safe(name, 300)} is not a Parquet file, or is cut short "
+        f"({safe(_first_line(error), 200)})",
+    )
+
+
+def _part_rows(directory: Path, name: str) -> int:
+    """The rows of the part ``name``; the ``store.damaged`` error naming it where its
+    footer cannot be read."""
+    count = _rows([directory / name])
+    if isinstance(count, BaseException):
+        raise _unreadable(directory, name, count)
+    return count
 
 
 def verify_parts(directory: Path, manifest: Manifest) -> None:
     """Check what the manifest says of its part files against their Parquet footers: each
     is Parquet (not other bytes, not cut short), holds its table's columns with their types,
     and the ``games`` and ``records`` rows of each source are as many as the manifest
-    counts. Only the footers are read. Raises the ``store.damaged``
+    counts. Only the footers are read: each part's schema, then the rows of each source's
+    ``games`` and of its ``records`` in one scan (a store of a million games has thousands
+    of parts). Raises the ``store.damaged``
     :class:`~spades_replay.store.layout.StoreError` naming the first part, in the
     manifest's order, that fails."""
     expected = {table: list(schema.items()) for table, schema in schemas().items()}
-    named = [
-        (number, table, name)
-        for number, source in enumerate(manifest.sources)
-        for table, names in source.parts.items()
-        for name in names
-    ]
-    footers = [_footer(directory / name) for _, _, name in named]
-    rows = [{"games": 0, "records": 0} for _ in manifest.sources]
-    for (number, table, name), footer in zip(named, footers, strict=True):
-        shown = safe(name, 300)
-        if isinstance(footer, BaseException):
-            raise damaged(
-                directory,
-                f"part {shown} is not a Parquet file, or is cut short "
-                f"({safe(_first_line(footer), 200)})",
-            )
-        columns, count = footer
-        if columns != expected[table]:
-            raise damaged(directory, f"part {shown} {_columns_wrong(columns, expected[table])}")
-        if table in rows[number]:
-            rows[number][table] += count
-    for number, (source, counted) in enumerate(zip(manifest.sources, rows, strict=True)):
-        for table, count in counted.items():
+    for source in manifest.sources:
+        for table, names in source.parts.items():
+            for name in names:
+                columns = _schema(directory / name)
+                if isinstance(columns, BaseException):
+                    raise _unreadable(directory, name, columns)
+                if columns != expected[table]:
+                    wrong = _columns_wrong(columns, expected[table])
+                    raise damaged(directory, f"part {safe(name, 300)} {wrong}")
+    for number, source in enumerate(manifest.sources):
+        for table in ("games", "records"):
+            names = list(source.parts.get(table, ()))
+            count = _rows([directory / name for name in names])
+            if isinstance(count, BaseException):
+                # one at a time, to name the part that stops the scan
+                count = sum(_part_rows(directory, name) for name in names)
             claimed = source.games if table == "games" else source.records
             if count != claimed:
                 raise damaged(
