@@ -603,6 +603,7 @@ def test_the_command_serves_the_installed_entry_script_on_localhost() -> None:
         "--client.toolbarMode": "minimal",
         "--logger.hideWelcomeMessage": "true",
         "--server.maxUploadSize": "16",
+        "--runner.postScriptGC": "false",
     }
     assert command[-2:] == ["--", "fixtures"]
     wide = dashboard_cmd.streamlit_command(
