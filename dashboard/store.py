@@ -34,9 +34,26 @@ from .selection import Filters
 
 def manifest_key(directory: str) -> str:
     """The digest of the store's manifest: what every cache of the store is keyed on.
-    Raises :class:`~spades_replay.store.layout.StoreError` when there is no store."""
+    Raises :class:`~spades_replay.store.layout.StoreError` when there is no store, or a
+    damaged one. Every run of a page asks it, so that an ingest into the store is seen at
+    the next run; the manifest's checks (its fields, and each part file a regular file in
+    the store: a fifth of a second for the 3,500 parts of 100,000 games) are made once per
+    digest, a run reading and hashing the manifest only."""
+    try:
+        data = (Path(directory) / MANIFEST).read_bytes()
+    except OSError:
+        open_manifest(directory)  # the store's own error, where it has one
+        raise
+    key = hashlib.sha256(data).hexdigest()
+    _checked_manifest(directory, key)
+    return key
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _checked_manifest(directory: str, key: str) -> None:
+    """Check the manifest of digest ``key`` (a damaged one raises, and is checked again at
+    the next run: only a manifest that passed is kept)."""
     open_manifest(directory)
-    return hashlib.sha256((Path(directory) / MANIFEST).read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -169,6 +169,43 @@ def test_corpus_stats_of_a_store_push_the_filters_down(
     assert excluding(count, Filters(("two-player",))) is None
 
 
+def test_the_manifest_is_checked_once_for_each_of_its_versions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every run of a page asks the manifest's digest; its checks (each part file among
+    them) are made once per version of it: again after an ingest, and at every run while
+    it is damaged."""
+    from spades_replay.store.layout import MANIFEST, StoreError
+
+    directory = tmp_path / "store"
+    ingest([FIXTURES / "corpus" / "two-player.jsonl"], directory)
+    checks: list[str] = []
+    real = store_page.open_manifest
+
+    def checking(folder: str) -> Any:
+        checks.append(folder)
+        return real(folder)
+
+    monkeypatch.setattr(store_page, "open_manifest", checking)
+    first = manifest_key(str(directory))
+    assert manifest_key(str(directory)) == first
+    assert checks == [str(directory)]
+    ingest([FIXTURES / "corpus"], directory)
+    second = manifest_key(str(directory))
+    assert second != first
+    assert manifest_key(str(directory)) == second
+    assert len(checks) == 2
+    manifest = directory / MANIFEST
+    manifest.write_bytes(manifest.read_bytes().replace(b'"games"', b'"gamez"', 1))
+    for _ in range(2):
+        with pytest.raises(StoreError):
+            manifest_key(str(directory))
+    assert len(checks) == 4
+    manifest.unlink()
+    with pytest.raises(StoreError, match="is not a spades-replay store"):
+        manifest_key(str(directory))
+
+
 def test_the_work_started_when_a_store_opens_reads_it_once_and_lets_it_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
