@@ -17,6 +17,7 @@ from spades_replay.stats.tables import Tables, short_rules_label
 from . import figures, headers, player
 from .markup import md, plain
 from .stats import shown_tables
+from .store import TooLargeError
 from .widgets import Context, current
 
 TOP = 20
@@ -113,7 +114,11 @@ def render() -> None:
         "unfinished ones not rated). Sort by any column; the sidebar's filters apply too."
     )
     context = current()
-    tables = shown_tables(context)
+    try:
+        tables = shown_tables(context)
+    except TooLargeError as error:
+        st.warning(str(error))
+        return
     games = tables.games
     if games.height == 0:
         st.info("No game to rank: nothing is loaded, or nothing passes the sidebar's filters.")

@@ -20,6 +20,7 @@ from . import headers, replay, urlstate
 from .markup import md, plain, plot_text
 from .selection import player_options
 from .stats import shown_tables
+from .store import TooLargeError
 from .widgets import current, excluded, set_value
 
 PLAYER = "player"
@@ -151,7 +152,11 @@ def render() -> None:
     """Draw the page."""
     st.title("Player")
     context = current()
-    tables = shown_tables(context)
+    try:
+        tables = shown_tables(context)
+    except TooLargeError as error:
+        st.warning(str(error))
+        return
     seats = tables.seat_hands.select("game", "player_key", "player")
     options = player_options(seats)
     if not options:

@@ -200,6 +200,7 @@ def shown_tables(context: Context, *, cached: bool = True) -> Tables:
     after them; ``cached``: kept, else read anew); else those the sidebar kept."""
     if context.store is None:
         return context.view
+    store.check_fits(context.view.games.height)
     directory, filters = context.store.directory, context.filters
     if cached:
         stored = store.tables(directory, context.store.key, filters)
@@ -232,7 +233,7 @@ def prefetch(context: Context) -> None:
     """Start counting the whole store shown in the background, once per store version, while
     the first page is drawn and read: Corpus stats is then ready when asked for. Nothing to
     do when no store is shown."""
-    if context.store is not None:
+    if context.store is not None and store.fits(context.store.games.height):
         _whole_store(context.store.directory, context.store.key)
 
 
@@ -243,6 +244,7 @@ def _counted(context: Context) -> Counted | None:
     directory, key = context.store.directory, context.store.key
     if context.filters.active or context.uploads:
         return _stored(directory, key, context.filters, tuple(context.uploads), context)
+    store.check_fits(context.view.games.height)
     with st.spinner("Counting the games…"):
         return _whole_store(directory, key).result()
 
@@ -283,7 +285,11 @@ def render() -> None:
         "Each figure is explained under it; the tables at the end hold every figure."
     )
     context = current()
-    counted = _counted(context)
+    try:
+        counted = _counted(context)
+    except store.TooLargeError as error:
+        st.warning(str(error))
+        return
     if counted is None:
         st.info(excluded(context, "No game to count"))
         return

@@ -11,6 +11,7 @@ and the digest of its manifest, so an ingest into the store is seen at the next 
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -169,6 +170,44 @@ def game_numbers(directory: str, key: str, filters: Filters) -> list[int]:
     finally:
         connection.close()
     return [row[0] for row in rows]
+
+
+READ_BYTES_PER_GAME = 25_000
+"""The peak memory of reading one game's rows of a store's tables into frames: measured on
+100,000 games, whose reading peaked at 2.45 GB (the frames keep 0.9 GB of it)."""
+
+
+class TooLargeError(Exception):
+    """The tables of the games a page asks for would not fit :func:`memory_budget`."""
+
+
+def memory_budget() -> int:
+    """The memory, in bytes, the tables of a store's games may take when read: half the
+    machine's physical memory."""
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+
+
+def _size(count: int) -> str:
+    """``count`` bytes, in GB from one GB up, else in MB."""
+    return f"{count / 2**30:.1f} GB" if count >= 2**30 else f"{count / 2**20:.1f} MB"
+
+
+def fits(games: int) -> bool:
+    """Whether the tables of ``games`` games can be read within :func:`memory_budget`."""
+    return games * READ_BYTES_PER_GAME <= memory_budget()
+
+
+def check_fits(games: int) -> None:
+    """Raise :class:`TooLargeError`, saying what to do, unless :func:`fits`: a page never reads
+    more than the machine holds (a million games take some 25 GB)."""
+    if not fits(games):
+        need, budget = games * READ_BYTES_PER_GAME, memory_budget()
+        raise TooLargeError(
+            f"The {games:,} games shown would take about {_size(need)} of memory to read "
+            f"for this page, over the dashboard's budget of {_size(budget)} "
+            "(half of this machine's memory). Narrow them with the sidebar's filters, or ask "
+            "the store with `spades-replay query`."
+        )
 
 
 def read_tables(directory: str, filters: Filters, *, threads: int | None = None) -> Tables:

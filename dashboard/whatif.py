@@ -283,7 +283,7 @@ def prefetch(context: Context) -> None:
     """Start preparing every game of the store shown in the background, once per store
     version, while the first page is drawn and read: the first What-if answer then does not
     wait for it. Nothing to do when no store is shown."""
-    if context.store is not None:
+    if context.store is not None and store.fits(context.store.games.height):
         _whole_store(context.store.directory, context.store.key)
 
 
@@ -292,6 +292,7 @@ def _preparation(context: Context) -> Future[Ready]:
     opened) when no filter or upload narrows or adds to them."""
     assert context.store is not None
     if not context.filters.active and not context.uploads:
+        store.check_fits(context.view.games.height)
         return _whole_store(context.store.directory, context.store.key)
     key = f"{context.store.key}|{context.filters}|{sorted(context.uploads)}"
     return _filtered(key, shown_tables(context))
@@ -317,9 +318,13 @@ def _waiting(preparation: Future[Ready], games: int) -> None:
 def _from_store(context: Context, changes: dict[str, RuleValue]) -> tuple[data.WhatIf, int] | None:
     """The games of the store shown rescored from its tables (no game is replayed): the
     figures, with the first :data:`LISTED` games whose winner changes, and how many change;
-    ``None`` (said on the page) while the games are prepared in the background, or when a
-    game's rules refuse the changes."""
-    preparation = _preparation(context)
+    ``None`` (said on the page) while the games are prepared in the background, when a
+    game's rules refuse the changes, or when their tables would not fit in memory."""
+    try:
+        preparation = _preparation(context)
+    except store.TooLargeError as error:
+        st.warning(str(error))
+        return None
     if not preparation.done():
         _waiting(preparation, context.view.games.height)
         return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
 import sys
 import threading
@@ -27,6 +28,7 @@ from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
 
 from .conftest import FIXTURES, INVALID_FIXTURES, ROOT, fixture_records
+from .support.apptest import labelled
 
 pytestmark = pytest.mark.slow  # every test runs the app's pages
 
@@ -204,6 +206,78 @@ def test_the_manifest_is_checked_once_for_each_of_its_versions(
     manifest.unlink()
     with pytest.raises(StoreError, match="is not a spades-replay store"):
         manifest_key(str(directory))
+
+
+def _warning(at: AppTest) -> str:
+    return " ".join(str(warning.value) for warning in at.warning)
+
+
+def test_no_page_reads_more_games_than_the_memory_budget_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the tables of the games shown would take more than the dashboard's memory
+    budget, nothing reads them: no work starts in the background when the store opens, and
+    Corpus stats, What-if, the Leaderboard and the Player page say so and how to narrow
+    them. Narrowed by a filter under the budget, the page is drawn."""
+    directory = tmp_path / "store"
+    ingest([FIXTURES / "corpus"], directory)
+    games = Store.open(directory).table("games")
+    two = games.filter(games["variant"] == "two-player").height
+    assert two < games.height
+    monkeypatch.setattr(store_page, "memory_budget", lambda: two * store_page.READ_BYTES_PER_GAME)
+    reads: list[Filters] = []
+    real = store_page.read_tables
+
+    def reading(folder: str, filters: Filters, *, threads: int | None = None) -> Any:
+        reads.append(filters)
+        return real(folder, filters, threads=threads)
+
+    monkeypatch.setattr(store_page, "read_tables", reading)
+    started: list[str] = []
+    real_background = store_page.in_background
+
+    def background(work: Any, name: str) -> Any:
+        started.append(name)
+        return real_background(work, name)
+
+    monkeypatch.setattr(store_page, "in_background", background)
+    _app(directory, monkeypatch)  # the Replay page, drawn
+    assert started == []
+    for page in ("stats", "leaderboard", "player"):
+        at = _app(directory, monkeypatch, page)
+        assert f"The {games.height:,} games shown would take about" in _warning(at), page
+        assert "Narrow them with the sidebar's filters" in _warning(at)
+    at = _app(directory, monkeypatch, "whatif")
+    at = _run(labelled(at.number_input, "Target score").set_value(300))
+    assert f"The {games.height:,} games shown would take about" in _warning(at)
+    assert reads == []
+    assert started == []
+    at = _app(directory, monkeypatch, "stats")
+    at = _run(at.multiselect(key="f_variant").set_value(["two-player"]))
+    assert not at.warning
+    assert at.metric[0].value == str(two)
+    assert reads == [Filters(("two-player",))]
+
+
+def test_the_memory_budget_is_half_the_machine_and_its_message_says_how_much(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert store_page.memory_budget() == physical // 2
+    monkeypatch.setattr(store_page, "memory_budget", lambda: 12 * 2**30)
+    games = 12 * 2**30 // store_page.READ_BYTES_PER_GAME
+    assert store_page.fits(games)
+    assert not store_page.fits(games + 1)
+    store_page.check_fits(games)
+    with pytest.raises(store_page.TooLargeError) as caught:
+        store_page.check_fits(1_000_000)
+    assert str(caught.value).startswith(
+        "The 1,000,000 games shown would take about 23.3 GB of memory to read for this page, "
+        "over the dashboard's budget of 12.0 GB (half of this machine's memory)."
+    )
+    monkeypatch.setattr(store_page, "memory_budget", lambda: 10 * 2**20)
+    with pytest.raises(store_page.TooLargeError, match="about 23.8 MB .* budget of 10.0 MB"):
+        store_page.check_fits(1_000)
 
 
 def test_the_work_started_when_a_store_opens_reads_it_once_and_lets_it_go(
