@@ -87,9 +87,12 @@ def _filters(sidebar: DeltaGenerator, games: pl.DataFrame, players: pl.DataFrame
 
 
 def _in_order(games: pl.DataFrame) -> pl.DataFrame:
-    """The games' variants and rule sets, the variants in the engine's order."""
+    """The variants and rule sets of ``games`` (a row per game, or already one per variant
+    and rule set), one row each, the variants in the engine's order: all the filters need to
+    know of the games."""
     order = pl.Enum([variant.value for variant in Variant])
-    return games.select("variant", "rules").sort(pl.col("variant").cast(order), maintain_order=True)
+    kinds = games.select("variant", "rules").unique(maintain_order=True)
+    return kinds.sort(pl.col("variant").cast(order), maintain_order=True)
 
 
 def _uploads(sidebar: DeltaGenerator) -> dict[str, Upload]:
@@ -159,7 +162,8 @@ def render_store(directory: str) -> Context:
     players = pl.concat([view.players, seat_players(extra.seats, extra.tables.games)]).select(
         PLAYER_COLUMNS
     )
-    filters = _filters(sidebar, _in_order(games), players)
+    kinds = pl.concat([view.kinds, extra.tables.games.select("variant", "rules")])
+    filters = _filters(sidebar, _in_order(kinds), players)
     kept = games
     if filters.active:
         numbers = store.game_numbers(directory, key, filters)

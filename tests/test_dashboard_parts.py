@@ -402,6 +402,33 @@ def test_each_filter_offers_only_what_the_filters_above_it_leave() -> None:
     assert set(mercy.players) <= four_keys
 
 
+def test_the_filters_are_offered_from_each_variant_and_rule_set_once() -> None:
+    """The sidebar hands the filters one row per variant and rule set, the variants in the
+    engine's order, the rule sets as they first come: what every game would offer, without
+    going through every game of a large store at each run."""
+    games = pl.DataFrame(
+        {
+            "variant": ["two-player", "four-player", "two-player", "four-player", "two-player"],
+            "rules": ["b", "a", "b", "c", "a"],
+        }
+    )
+    kinds = sidebar._in_order(games)
+    assert kinds.rows() == [
+        ("two-player", "b"),
+        ("two-player", "a"),
+        ("four-player", "a"),
+        ("four-player", "c"),
+    ]
+    assert sidebar._in_order(kinds).rows() == kinds.rows()
+    players = pl.DataFrame(
+        schema=dict.fromkeys(["player_key", "player", "variant", "rules"], pl.String)
+    )
+    for filters in (selection.Filters(), selection.Filters(("two-player",))):
+        assert selection.offered(kinds, players, filters) == selection.offered(
+            games, players, filters
+        )
+
+
 def test_when_no_game_passes_the_filter_that_excluded_them_is_named() -> None:
     loaded = _loaded()
     tables, seats = loaded.tables, loaded.seats

@@ -276,7 +276,7 @@ def test_the_memory_budget_is_half_the_machine_and_its_message_says_how_much(
         "over the dashboard's budget of 12.0 GB (half of this machine's memory)."
     )
     monkeypatch.setattr(store_page, "memory_budget", lambda: 10 * 2**20)
-    with pytest.raises(store_page.TooLargeError, match="about 23.8 MB .* budget of 10.0 MB"):
+    with pytest.raises(store_page.TooLargeError, match=r"about 23\.8 MB .* budget of 10\.0 MB"):
         store_page.check_fits(1_000)
 
 
