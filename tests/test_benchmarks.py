@@ -291,26 +291,32 @@ def test_the_store_benchmark_repeats_simulated_games_under_their_own_ids(tmp_pat
         module.repeat(whole, simulated[1:], tmp_path / "wrong.jsonl")
 
 
+STORE_RESULTS = {
+    "when": "now",
+    "machine": "test",
+    "games": 1_000_000,
+    "base": 10_000,
+    "load_start": 3.0,
+    "load_end": 4.5,
+    "ingest": {
+        "corpus_mb": 8700.0,
+        "validate_s": 400.0,
+        "ingest_s": 500.0,
+        "ingest_ratio": 0.8,
+        "reingest_s": 2.0,
+        "reingest_share": 0.004,
+        "peak_corpus_mb": 8700.0,
+        "peak_mb": 250.0,
+    },
+    "query": {"query_s": 1.4, "query_alone_s": 0.9},
+}
+"""The store benchmark's figures but its browser's, as a run of a million games gives them."""
+
+
 def test_the_store_benchmark_reports_the_warm_views_against_their_targets() -> None:
     module = _store_benchmark()
     results = {
-        "when": "now",
-        "machine": "test",
-        "games": 1_000_000,
-        "base": 10_000,
-        "load_start": 3.0,
-        "load_end": 4.5,
-        "ingest": {
-            "corpus_mb": 8700.0,
-            "validate_s": 400.0,
-            "ingest_s": 500.0,
-            "ingest_ratio": 0.8,
-            "reingest_s": 2.0,
-            "reingest_share": 0.004,
-            "peak_corpus_mb": 8700.0,
-            "peak_mb": 250.0,
-        },
-        "query": {"query_s": 1.4, "query_alone_s": 0.9},
+        **STORE_RESULTS,
         "browser": {
             "cold_replay_s": 5.0,
             "cold_replay_chart_s": 9.0,
@@ -344,23 +350,7 @@ def test_the_store_benchmark_reports_corpus_stats_refused_over_the_memory_budget
         "warm_stats_s": 1.0,
         "warm_stats_refused": True,
     }
-    results = {
-        "when": "now",
-        "machine": "test",
-        "games": 1_000_000,
-        "ingest": {
-            "corpus_mb": 8700.0,
-            "validate_s": 400.0,
-            "ingest_s": 500.0,
-            "ingest_ratio": 0.8,
-            "reingest_s": 2.0,
-            "reingest_share": 0.004,
-            "peak_corpus_mb": 8700.0,
-            "peak_mb": 250.0,
-        },
-        "query": {"query_s": 1.4, "query_alone_s": 0.9},
-        "browser": figures,
-    }
+    results = {**STORE_RESULTS, "browser": figures}
     text = module.markdown(results)
     assert (
         "| dashboard, warm: Corpus stats drawn <= 3 s | refused, over the dashboard's memory "
