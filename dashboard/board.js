@@ -940,13 +940,18 @@ const decoder = new TextDecoder();
 
 export default function (component) {
   const { parentElement, setStateValue } = component;
-  // the data comes as JSON text in bytes (board_widget.py)
-  const data = JSON.parse(decoder.decode(component.data));
   let board = boards.get(parentElement);
   if (!board) {
     board = new Board(parentElement);
     boards.set(parentElement, board);
   }
+  // the data comes as bytes (board_widget.py): a line of JSON with this run's fields, then
+  // the game as JSON, parsed only when the board has not got it (a new token or version)
+  const bytes = component.data instanceof Uint8Array ? component.data : new Uint8Array(component.data);
+  const cut = bytes.indexOf(10);
+  const data = JSON.parse(decoder.decode(bytes.subarray(0, cut)));
+  const kept = data.token === board.token && board.data && data.version === board.data.version;
+  data.game = kept ? board.data.game : JSON.parse(decoder.decode(bytes.subarray(cut + 1)));
   board.update(
     data,
     (position) => setStateValue("position", position),

@@ -19,10 +19,14 @@ the first run of a game and view), so the browser is not sent the game again, an
 keeps its place. A position that comes from elsewhere (a link opened, the browser's Back, a
 new game) changes the data's ``token``, and the board moves there.
 
-The data goes as JSON text in bytes, which the component forwards as they are (a dict would
-be written out twice at every run of the board: once to send, once more, its keys sorted,
-to name the component). The game's part, hundreds of kilobytes, is written once per game,
-view and analyses, and kept; each run only writes the few fields around it.
+The data goes as bytes, which the component forwards as they are (a dict would be written
+out twice at every run of the board: once to send, once more, its keys sorted, to name the
+component): a line of JSON with the few fields of this run (the token, the analyses'
+version, the start, what Python heard), then the game as JSON. The game, hundreds of
+kilobytes, is written once per game, view and analyses, and kept; the browser parses it only
+when the token or the version is new, not at each run of the board (every position told,
+every second while a hand is analysed), where parsing it took the browser 10 to 30 ms that
+a key press could wait for.
 """
 
 from __future__ import annotations
@@ -62,12 +66,18 @@ def _data(
     version: tuple[tuple[int, int], ...],
     _replay: Replay,
     _analyses: Any,
-) -> orjson.Fragment:
+) -> bytes:
     """:func:`.timeline.game_data` as JSON, kept per game, view and analyses (``version``:
     the hands analysed, and from which card each analysis holds): built and written once,
     sent as it is every time."""
     game_data = timeline.game_data(_replay, viewer, cast(dict[int, HandAnalysis], _analyses))
-    return orjson.Fragment(orjson.dumps(game_data))
+    return orjson.dumps(game_data)
+
+
+def payload(fields: dict[str, Any], game: bytes) -> bytes:
+    """What the board is sent: ``fields`` as one line of JSON, then ``game`` (JSON, which
+    has no line break outside its strings, where it is escaped)."""
+    return orjson.dumps(fields) + b"\n" + game
 
 
 def position() -> tuple[int, int] | None:
@@ -132,7 +142,7 @@ def draw(
         starts[token] = {"hand": hand, "step": start[1]}
     BOARD(
         key=KEY,
-        data=orjson.dumps(
+        data=payload(
             {
                 "token": token,
                 "version": ",".join(f"{number}:{key}" for number, key in version),
@@ -142,8 +152,8 @@ def draw(
                 "page": {"path": page[0], "default": page[1]},
                 "spoilerFree": spoiler_free,
                 "waiting": waiting or [],
-                "game": data,
-            }
+            },
+            data,
         ),
         on_position_change=on_position,
         on_poll_change=_asked,

@@ -726,11 +726,15 @@ def test_the_address_is_said_once_the_server_listens(
 
 @pytest.mark.parametrize("viewer", [None, 0, 1, 2, 3])
 def test_the_board_is_sent_the_game_data_as_json_would_write_it(viewer: int | None) -> None:
-    # the board's game is written once with orjson and sent in bytes: it must read back as
-    # the standard library's JSON of the same data
+    # the board's game is written once with orjson and sent in bytes after a line of the
+    # run's fields: each must read back as the standard library's JSON of the same data
     from spades_replay.dashboard import board_widget
 
     replay = _replay("four-player/standard-game")
-    sent = orjson.dumps({"game": board_widget._data("standard", viewer, (), replay, {})})
+    fields = {"token": "t", "heard": {"hand": 1, "step": 0}, "note": "a\nb"}
+    game = board_widget._data("standard", viewer, (), replay, {})
+    sent = board_widget.payload(fields, game)
+    head, body = sent.split(b"\n", 1)
+    assert json.loads(head) == fields
     expected = timeline.game_data(replay, viewer)
-    assert orjson.loads(sent)["game"] == json.loads(json.dumps(expected))
+    assert json.loads(body) == json.loads(json.dumps(expected))

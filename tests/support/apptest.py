@@ -114,9 +114,11 @@ def board(at: AppTest) -> Any:
 
 
 def board_data(at: AppTest) -> dict[str, Any]:
-    """What the Replay page sent its board (the component's data, JSON in bytes:
-    docs/dashboard.md)."""
-    data: dict[str, Any] = json.loads(board(at).proto.bytes)
+    """What the Replay page sent its board (the component's data: a line of JSON with the
+    run's fields, then the game as JSON), as one dict, the game under ``game``."""
+    fields, game = board(at).proto.bytes.split(b"\n", 1)
+    data: dict[str, Any] = json.loads(fields)
+    data["game"] = json.loads(game)
     return data
 
 
