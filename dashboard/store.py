@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -195,8 +196,12 @@ class TooLargeError(Exception):
 
 def memory_budget() -> int:
     """The memory, in bytes, the tables of a store's games may take when read: half the
-    machine's physical memory."""
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    machine's physical memory (where the system does not say how much it has, as on
+    Windows, no limit)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+    except (AttributeError, ValueError, OSError):
+        return sys.maxsize
 
 
 def _size(count: int) -> str:

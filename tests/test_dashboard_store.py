@@ -264,6 +264,9 @@ def test_the_memory_budget_is_half_the_machine_and_its_message_says_how_much(
 ) -> None:
     physical = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     assert store_page.memory_budget() == physical // 2
+    with monkeypatch.context() as patched:
+        patched.delattr(os, "sysconf")
+        assert store_page.memory_budget() == sys.maxsize
     monkeypatch.setattr(store_page, "memory_budget", lambda: 12 * 2**30)
     games = 12 * 2**30 // store_page.READ_BYTES_PER_GAME
     assert store_page.fits(games)
