@@ -221,6 +221,19 @@ def test_the_background_gives_the_analysis_once_done() -> None:
     ]
 
 
+@pytest.mark.skipif(not hasattr(os, "getpriority"), reason="no thread priorities here")
+def test_the_background_analysis_yields_the_cores_and_nothing_else_does() -> None:
+    """The thread analysing hands in the background runs at a lower priority (its own nice
+    value, never raised); the thread that asked keeps its own."""
+    mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    background = data.Background()
+    seen = background._pool.submit(
+        lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    ).result(timeout=60)
+    assert seen == max(mine, data.BACKGROUND_NICE)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+
+
 def test_the_bytes_expected_of_a_file_are_its_size_or_its_gzip_trailers(tmp_path: Path) -> None:
     plain = tmp_path / "games.jsonl"
     plain.write_bytes(b"0123456789")
