@@ -59,29 +59,6 @@ def test_each_action_says_who_does_what() -> None:
     assert str(PlayCard(0, parse_card("QS"))) == "seat 0 plays QS"
 
 
-def test_an_illegal_action_moved_to_another_place_keeps_everything_else() -> None:
-    error = IllegalActionError(
-        Code.PLAY_REVOKE,
-        "seat 2 must follow hearts",
-        "follow suit",
-        at=("hands", 0, "plays", 5),
-        seat=2,
-        legal=("AH", "2H"),
-        trick=2,
-        position=3,
-    )
-    moved = error.relocated(("exchanges", 1, "out"))
-    assert str(moved) == "seat 2 must follow hearts"
-    assert (moved.code, moved.message, moved.rule, moved.at) == (
-        Code.PLAY_REVOKE,
-        "seat 2 must follow hearts",
-        "follow suit",
-        ("exchanges", 1, "out"),
-    )
-    assert (moved.seat, moved.legal, moved.trick, moved.position) == (2, ("AH", "2H"), 2, 3)
-    assert error.at == ("hands", 0, "plays", 5)
-
-
 def test_a_draft_turn_names_the_card_kept_and_the_card_thrown() -> None:
     deck = [parse_card(name) for name in ("AS", "KH", "QD", "JC")]
     before = start_two_player(Rules(), 0, deck)

@@ -109,16 +109,3 @@ class IllegalActionError(SpadesReplayError):
         self.legal = legal
         self.trick = trick
         self.position = position
-
-    def relocated(self, at: ActionPath) -> IllegalActionError:
-        """The same error, addressed to another action (the record's own index of it)."""
-        return IllegalActionError(
-            self.code,
-            self.message,
-            self.rule,
-            at=at,
-            seat=self.seat,
-            legal=self.legal,
-            trick=self.trick,
-            position=self.position,
-        )
