@@ -16,8 +16,7 @@ from spades_replay.stats.tables import Tables, short_rules_label
 
 from . import figures, headers, player
 from .markup import md, plain
-from .stats import shown_tables
-from .store import TooLargeError
+from .stats import page_tables
 from .widgets import Context, current
 
 TOP = 20
@@ -114,10 +113,8 @@ def render() -> None:
         "unfinished ones not rated). Sort by any column; the sidebar's filters apply too."
     )
     context = current()
-    try:
-        tables = shown_tables(context)
-    except TooLargeError as error:
-        st.warning(str(error))
+    tables = page_tables(context)
+    if tables is None:
         return
     games = tables.games
     if games.height == 0:

@@ -19,8 +19,7 @@ from spades_replay.stats.tables import Tables, short_rules_label
 from . import headers, replay, urlstate
 from .markup import md, plain, plot_text
 from .selection import player_options
-from .stats import shown_tables
-from .store import TooLargeError
+from .stats import page_tables
 from .widgets import current, excluded, set_value
 
 PLAYER = "player"
@@ -152,10 +151,8 @@ def render() -> None:
     """Draw the page."""
     st.title("Player")
     context = current()
-    try:
-        tables = shown_tables(context)
-    except TooLargeError as error:
-        st.warning(str(error))
+    tables = page_tables(context)
+    if tables is None:
         return
     seats = tables.seat_hands.select("game", "player_key", "player")
     options = player_options(seats)

@@ -209,6 +209,16 @@ def shown_tables(context: Context, *, cached: bool = True) -> Tables:
     return store.with_uploads(stored, context.view, context.store.games.height)
 
 
+def page_tables(context: Context) -> Tables | None:
+    """:func:`shown_tables` for a page that draws from them; ``None``, the page told why,
+    when they would not fit the dashboard's memory."""
+    try:
+        return shown_tables(context)
+    except store.TooLargeError as error:
+        st.warning(str(error))
+        return None
+
+
 @st.cache_resource(show_spinner="Counting the games…", max_entries=8)
 def _stored(
     directory: str, key: str, filters: Filters, uploads: tuple[str, ...], _context: Context
