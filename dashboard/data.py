@@ -511,9 +511,8 @@ BACKGROUND_NICE = 10
 def yielding() -> None:
     """Lower the calling thread's priority to :data:`BACKGROUND_NICE` (Linux, where a
     thread has its own nice value; never raised), so that the hands analysed in the
-    background yield the cores to the browser and the pages: with it, a step's p95 on a
-    four-player game went from 64.5 to 55.4 ms (316 steps each, two servers of the same store
-    in turn). Elsewhere nothing changes."""
+    background yield the cores to the browser and the pages while the reader steps
+    (docs/performance.md, "The replay board"). Elsewhere nothing changes."""
     with contextlib.suppress(AttributeError, OSError):
         thread = threading.get_native_id()
         now = os.getpriority(os.PRIO_PROCESS, thread)
