@@ -27,7 +27,7 @@ import polars as pl
 
 from spades_replay.plumbing.parallel import Jobs, ProgressCallback
 from spades_replay.replayer.replay import HandReplay, Replay
-from spades_replay.stats.tables import Tables
+from spades_replay.stats.tables import Frame, Tables
 
 if TYPE_CHECKING:
     from spades_replay.analysis import HandAnalysis
@@ -180,7 +180,7 @@ def with_analysis(
     return dataclasses.replace(tables, seat_analysis=table)
 
 
-def capped_hands(seat_analysis: pl.DataFrame) -> pl.DataFrame:
+def capped_hands(seat_analysis: Frame) -> Frame:
     """The hands the time cap stopped, one row each (``game_id``, ``game``, ``hand``,
     ``variant``, ``analysed_plays`` of ``plays``), in table order."""
     return (

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from spades_replay.stats.tables import Tables
+from spades_replay.stats.tables import Frame, LazyTables, Tables
 
 PLAYER_KEYS = ("player_key", "variant", "rules")
 
@@ -62,9 +62,7 @@ def _nil_columns() -> list[str | pl.Expr]:
     ]
 
 
-def analysis_counts(
-    seat_analysis: pl.DataFrame, keys: Sequence[str], *, per_seat: bool = True
-) -> pl.DataFrame:
+def analysis_counts(seat_analysis: Frame, keys: Sequence[str], *, per_seat: bool = True) -> Frame:
     """The :data:`ANALYSIS_COLUMNS` of ``seat_analysis`` grouped by ``keys``.
 
     ``per_seat``: a hand counts once per seat, with that seat's tricks lost (per player);
@@ -89,8 +87,8 @@ def analysis_counts(
 
 
 def _with_analysis(
-    frame: pl.DataFrame, tables: Tables, keys: Sequence[str], *, per_seat: bool
-) -> pl.DataFrame:
+    frame: pl.LazyFrame, tables: LazyTables, keys: Sequence[str], *, per_seat: bool
+) -> pl.LazyFrame:
     """``frame`` with the analysis columns at its end, when the tables have them (0 hands
     for a row with no complete hand)."""
     if tables.seat_analysis is None:
@@ -106,6 +104,11 @@ def _with_analysis(
 
 def player_metrics(tables: Tables) -> pl.DataFrame:
     """One row per player (by id or name), variant and rules."""
+    return player_plan(tables.lazy()).collect()
+
+
+def player_plan(tables: LazyTables) -> pl.LazyFrame:
+    """:func:`player_metrics` as a query of lazy frames."""
     seats = tables.seat_hands
     per_game = (
         seats.group_by([*PLAYER_KEYS, "game"], maintain_order=True)
@@ -164,6 +167,11 @@ def player_metrics(tables: Tables) -> pl.DataFrame:
 
 def variant_metrics(tables: Tables) -> pl.DataFrame:
     """One row per variant and rules: games, hands, and how hands go on average."""
+    return variant_plan(tables.lazy()).collect()
+
+
+def variant_plan(tables: LazyTables) -> pl.LazyFrame:
+    """:func:`variant_metrics` as a query of lazy frames."""
     games = tables.games.group_by(["variant", "rules"], maintain_order=True).agg(
         pl.len().cast(pl.Int64).alias("games"),
         _count(pl.col("complete"), "complete"),
@@ -207,4 +215,9 @@ def variant_metrics(tables: Tables) -> pl.DataFrame:
 
 def game_metrics(tables: Tables) -> pl.DataFrame:
     """One row per game: who played, who won, the final scores, how many hands."""
+    return game_plan(tables.lazy()).collect()
+
+
+def game_plan(tables: LazyTables) -> pl.LazyFrame:
+    """:func:`game_metrics` as a query of lazy frames."""
     return _with_analysis(tables.games.drop("player_keys"), tables, ("game",), per_seat=False)

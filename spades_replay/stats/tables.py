@@ -18,7 +18,7 @@ import functools
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import polars as pl
 
@@ -26,6 +26,9 @@ from spades_replay.engine.rules import OPTIONS, PRESETS, Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SCORE_COLUMNS, SideScore
 from spades_replay.replayer.replay import Replay, figures_of
 from spades_replay.replayer.verify import GameFigures
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+"""A table in memory or as a lazy frame, for a query written once for both."""
 
 SEAT_HAND_SCHEMA: dict[str, Any] = {
     "game_id": pl.String,
@@ -432,6 +435,28 @@ class Tables:
     side_hands: pl.DataFrame
     games: pl.DataFrame
     seat_analysis: pl.DataFrame | None = None
+
+    def lazy(self) -> LazyTables:
+        """The same tables as polars lazy frames."""
+        analysis = self.seat_analysis
+        return LazyTables(
+            self.seat_hands.lazy(),
+            self.side_hands.lazy(),
+            self.games.lazy(),
+            None if analysis is None else analysis.lazy(),
+        )
+
+
+@dataclass(frozen=True)
+class LazyTables:
+    """The tables of :class:`Tables` as polars lazy frames: a query over them reads only the
+    columns it needs, and, collected with polars' streaming engine, holds its groups rather
+    than every row (a store of a million games has 36 million seat rows)."""
+
+    seat_hands: pl.LazyFrame
+    side_hands: pl.LazyFrame
+    games: pl.LazyFrame
+    seat_analysis: pl.LazyFrame | None = None
 
 
 def tables_of(replays: Iterable[Replay]) -> Tables:

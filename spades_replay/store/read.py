@@ -34,7 +34,7 @@ from spades_replay.text import safe
 if TYPE_CHECKING:
     import polars as pl
 
-    from spades_replay.stats.tables import Tables
+    from spades_replay.stats.tables import LazyTables, Tables
 
 
 def schemas() -> dict[str, dict[str, Any]]:
@@ -231,6 +231,53 @@ class Store:
         if not frames:
             return pl.DataFrame(schema=schema)
         return pl.concat(frames, how="vertical")
+
+    def scan(self, table: str) -> pl.LazyFrame:
+        """:meth:`table` as a lazy frame: the parts are read when a query of it is collected,
+        and only the columns that query needs (a part that cannot be read then raises a
+        polars error or an ``OSError``: :func:`collect` names the store)."""
+        import polars as pl
+
+        schema = schemas()[table]
+        frames = []
+        for source, base in self.bases():
+            names = source.parts.get(table, ())
+            if not names:
+                continue
+            frame = pl.scan_parquet([self.directory / name for name in names], schema=schema)
+            if "game" in schema and base:
+                frame = frame.with_columns(pl.col("game") + base)
+            frames.append(frame)
+        if not frames:
+            return pl.LazyFrame(schema=schema)
+        return pl.concat(frames, how="vertical")
+
+    def scans(self, analysis: bool = False) -> LazyTables:
+        """:meth:`tables` as lazy frames (:meth:`scan`)."""
+        from spades_replay.stats.tables import LazyTables
+
+        return LazyTables(
+            self.scan("seat_hands"),
+            self.scan("side_hands"),
+            self.scan("games"),
+            self.scan("seat_analysis") if analysis else None,
+        )
+
+    def collect(self, *plans: pl.LazyFrame) -> list[pl.DataFrame]:
+        """Each query of :meth:`scan`'s frames, run in turn with polars' streaming engine
+        (one at a time: its memory is that of one query's groups); the ``store.damaged``
+        error when a part cannot be read. A table read twice by one query is read twice:
+        shared, it would be held whole in memory (the player metrics of a million games
+        peaked at 5.4 GB so, 0.9 GB without)."""
+        import polars as pl
+
+        separate = pl.QueryOptFlags(comm_subplan_elim=False)
+        try:
+            return [plan.collect(engine="streaming", optimizations=separate) for plan in plans]
+        except (pl.exceptions.PolarsError, OSError) as error:
+            raise damaged(
+                self.directory, f"a part cannot be read ({safe(_first_line(error), 300)})"
+            ) from None
 
     def _name(self, path: Path) -> str:
         return safe(path.relative_to(self.directory).as_posix(), 300)
