@@ -253,7 +253,7 @@ def test_query_numbers_are_right_aligned() -> None:
 def test_the_80_column_stats_table_keeps_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
     collection = StatsCollection([str(FIXTURES / "four-player" / "standard-game.json")])
     list(collection)
-    frame = stats_view.metrics(collection.tables(), "player")
+    frame = stats_view.metrics(collection.tables().lazy(), "player").collect()
     console = Console(width=80, color_system=None, file=io.StringIO())
     console.print(stats_view.table(frame, "player", 80).renderable)
     text = console.file.getvalue()  # type: ignore[attr-defined]

@@ -286,7 +286,7 @@ def _view(by: str, width: int, names: list[str] | None = None) -> tuple[str, Any
 
     collection = StatsCollection([FIXTURES / "two-player", FIXTURES / "four-player"])
     assert list(collection) == []
-    frame = stats_view.metrics(collection.tables(), by)
+    frame = stats_view.metrics(collection.tables().lazy(), by).collect()
     view = stats_view.table(frame, by, width, names)
     console = Console(file=io.StringIO(), width=width, color_system=None)
     console.print(view.renderable)
@@ -325,7 +325,7 @@ def test_games_show_every_id_whole(tmp_path: Path) -> None:
 
     collection = StatsCollection([tmp_path])
     list(collection)
-    frame = stats_view.metrics(collection.tables(), "game")
+    frame = stats_view.metrics(collection.tables().lazy(), "game").collect()
     view = stats_view.table(frame, "game", 80)
     console = Console(file=io.StringIO(), width=80, color_system=None)
     console.print(view.renderable)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from rich.console import Console
@@ -119,11 +120,9 @@ def register(commands: Any) -> None:
     parser.set_defaults(run=run)
 
 
-def _report_capped(console: Console, seat_analysis: pl.DataFrame, time_cap: float) -> None:
-    """Name the hands the time cap stopped (the first few, then how many more)."""
-    from spades_replay.stats.double_dummy import capped_hands
-
-    capped = capped_hands(seat_analysis)
+def _report_capped(console: Console, capped: pl.DataFrame, time_cap: float) -> None:
+    """Name the hands the time cap stopped (:func:`capped_hands`: the first few, then how
+    many more)."""
     if capped.height == 0:
         return
     where = [
@@ -198,7 +197,10 @@ def run(arguments: argparse.Namespace) -> int:
     limits = limits_of(arguments)
     with workers_of(arguments) as jobs:
         tables, summary = _read(arguments, out, err, jobs, limits, time_cap)
-    return _write(arguments, out, err, tables, summary, columns)
+    from spades_replay.cli import stats_view
+
+    plan = stats_view.metrics(tables.lazy(), arguments.by)
+    return _write(arguments, out, err, plan.collect, summary, columns)
 
 
 def _read(
@@ -223,6 +225,7 @@ def _read(
         )
 
     from spades_replay.stats.collect import StatsCollection
+    from spades_replay.stats.double_dummy import capped_hands
 
     reading = bar("reading", "bytes")
     collection = StatsCollection(
@@ -242,7 +245,7 @@ def _read(
         analysing = bar("analysing hands", "items")
         tables = _analysed(collection, analysing, time_cap or None, jobs)
         assert tables.seat_analysis is not None
-        _report_capped(err, tables.seat_analysis, time_cap)
+        _report_capped(err, capped_hands(tables.seat_analysis), time_cap)
     else:
         tables = collection.tables()
     return tables, summary
@@ -252,6 +255,7 @@ def _from_store(
     arguments: argparse.Namespace, out: Console, err: Console, columns: list[str] | None
 ) -> int:
     """The metrics of the games of a store, as ``stats`` gives them on its files."""
+    from spades_replay.stats.double_dummy import capped_hands
     from spades_replay.store.layout import StoreError
     from spades_replay.store.read import Store
 
@@ -264,34 +268,47 @@ def _from_store(
             )
         report_invalid(err, store.invalid_reports())
         summary = store.summary()
-        tables = store.tables(analysis=arguments.analysis)
+        scans = store.scans(analysis=arguments.analysis)
+        capped = None
+        if scans.seat_analysis is not None:
+            (capped,) = store.collect(capped_hands(scans.seat_analysis))
     except StoreError as error:
         raise UsageError(str(error)) from None
     except OSError as error:
         raise UsageError(f"cannot read the store {arguments.store}: {error}") from None
     for problem in summary.io_errors:
         err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
-    if tables.seat_analysis is not None:
+    if capped is not None:
         time_cap = store.manifest.settings.get("time_cap") or 0
-        _report_capped(err, tables.seat_analysis, float(time_cap))
-    return _write(arguments, out, err, tables, summary, columns)
+        _report_capped(err, capped, float(time_cap))
+    from spades_replay.cli import stats_view
+
+    def frame() -> pl.DataFrame:
+        try:
+            (metrics,) = store.collect(stats_view.metrics(scans, arguments.by))
+        except StoreError as error:
+            raise UsageError(str(error)) from None
+        return metrics
+
+    return _write(arguments, out, err, frame, summary, columns)
 
 
 def _write(
     arguments: argparse.Namespace,
     out: Console,
     err: Console,
-    tables: Tables,
+    metrics: Callable[[], pl.DataFrame],
     summary: Summary,
     columns: list[str] | None,
 ) -> int:
-    """Write the metrics of ``tables`` as asked (the table's ``columns``, ``None``: by
-    width), then the count line; the exit code. Nothing is written when no record was read."""
+    """Write the frame ``metrics`` gives as asked (the table's ``columns``, ``None``: by
+    width), then the count line; the exit code. Nothing is written, nor ``metrics`` asked,
+    when no record was read."""
     if not summary.records:  # nothing read: the path errors or "no records" alone
         return exit_code(summary, arguments.paths, err)
     from spades_replay.cli import stats_view
 
-    frame = stats_view.metrics(tables, arguments.by)
+    frame = metrics()
     if arguments.format == "table":
         capture = Console(file=io.StringIO(), width=200, highlight=False, color_system=None)
         console = capture if arguments.output else out

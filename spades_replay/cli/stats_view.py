@@ -18,11 +18,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from spades_replay.stats.metrics import game_metrics, player_metrics, variant_metrics
-from spades_replay.stats.tables import Tables, rules_legend, short_rules_label
+from spades_replay.stats.metrics import game_plan, player_plan, variant_plan
+from spades_replay.stats.tables import LazyTables, rules_legend, short_rules_label
 from spades_replay.text import player_labels, rate_label, safe
 
-GROUPINGS = {"player": player_metrics, "game": game_metrics, "variant": variant_metrics}
+GROUPINGS = {"player": player_plan, "game": game_plan, "variant": variant_plan}
 
 Row = dict[str, Any]
 
@@ -248,6 +248,6 @@ def encode(frame: pl.DataFrame, kind: str) -> bytes:
     return buffer.getvalue()
 
 
-def metrics(tables: Tables, by: str) -> pl.DataFrame:
-    """The metrics frame for a grouping."""
+def metrics(tables: LazyTables, by: str) -> pl.LazyFrame:
+    """The query of the metrics for a grouping."""
     return GROUPINGS[by](tables)
