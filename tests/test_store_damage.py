@@ -464,3 +464,19 @@ def test_a_query_that_reads_outside_the_store_is_told_why(store: Path) -> None:
     assert result.returncode == 2
     assert "a query reads the store's tables only" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_part_spoilt_after_the_store_opened_stops_its_scans_with_the_damaged_error(
+    store: Path,
+) -> None:
+    """A part cut short after the store was opened (its footers checked then) stops a query
+    of the scans with ``store.damaged``, never a polars error."""
+    from spades_replay.stats.metrics import player_plan
+
+    opened = Store.open(store)
+    part = first_part(store, "seat_hands")
+    part.write_bytes(part.read_bytes()[:100])
+    with pytest.raises(StoreError) as caught:
+        opened.collect(player_plan(opened.scans()))
+    assert caught.value.code is Code.STORE_DAMAGED
+    assert "a part cannot be read" in str(caught.value)
