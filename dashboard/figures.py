@@ -17,7 +17,7 @@ from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from spades_replay.engine.scoring import POINTS_PARTS
 from spades_replay.replayer.rescore import Rescore
-from spades_replay.stats.tables import short_rules_label
+from spades_replay.stats.tables import Frame, short_rules_label
 
 from .markup import plot_text
 
@@ -333,46 +333,48 @@ def win_rates(players: pl.DataFrame) -> go.Figure:
     return figure
 
 
-def _tally(values: pl.Series) -> dict[str, Any]:
-    """A histogram's ``x``, ``y`` and ``histfunc`` for a column: its distinct values and how
-    often each occurs, summed into the bins. The browser bins a few hundred values instead of
-    millions (a corpus's hand points), and the figure stays small on the wire."""
-    counts = values.value_counts(name="occurrences").sort(values.name)
+def _tally(counts: pl.DataFrame, panel: str) -> dict[str, Any]:
+    """A histogram's ``x``, ``y`` and ``histfunc`` for one panel of ``counts`` (see
+    :func:`final_score_counts`): its distinct values and how often each occurs, summed into
+    the bins. The browser bins a few hundred values instead of millions (a corpus's hand
+    points), and the figure stays small on the wire."""
+    rows = counts.filter(pl.col("panel") == panel).sort("value")
     return {
-        "x": counts.get_column(values.name).shrink_dtype().to_numpy(),
-        "y": counts.get_column("occurrences").shrink_dtype().to_numpy(),
+        "x": rows.get_column("value").shrink_dtype().to_numpy(),
+        "y": rows.get_column("occurrences").shrink_dtype().to_numpy(),
         "histfunc": "sum",
     }
 
 
-def _bins(panels: list[tuple[str, pl.Series, str]]) -> dict[str, float]:
+def _bins(counts: pl.DataFrame) -> dict[str, float]:
     """One set of bins for every panel: from the least value to the greatest of them all, in
     about 25 bins of a whole width, so that the panels' bars line up."""
-    values = [series for _, series, _ in panels if series.len()]
-    low = min((int(series.min()) for series in values), default=0)  # type: ignore[arg-type]
-    high = max((int(series.max()) for series in values), default=1)  # type: ignore[arg-type]
+    values = counts.get_column("value")
+    low = int(values.min()) if values.len() else 0  # type: ignore[arg-type]
+    high = int(values.max()) if values.len() else 1  # type: ignore[arg-type]
     size = max(1, -(-(high - low) // 25))
     start = low - low % size
     return {"start": start - 0.5, "end": high + size - 0.5, "size": size}
 
 
 def _facets(
-    title: str, panels: list[tuple[str, pl.Series, str]], x_title: str, y_title: str
+    title: str, counts: pl.DataFrame, panels: list[tuple[str, str]], x_title: str, y_title: str
 ) -> go.Figure:
-    """Histograms side by side, one panel each (its name, values, colour), on the same bins,
-    x range and y axis, so that the panels compare at a glance and no bar hides another."""
+    """Histograms side by side, one panel each (its name in ``counts``, its colour), on the
+    same bins, x range and y axis, so that the panels compare at a glance and no bar hides
+    another."""
     figure = make_subplots(
         rows=1,
         cols=len(panels),
         shared_yaxes=True,
         horizontal_spacing=0.06,
-        subplot_titles=[name for name, _, _ in panels],
+        subplot_titles=[name for name, _ in panels],
     )
-    bins = _bins(panels)
-    for column, (name, values, colour) in enumerate(panels, start=1):
+    bins = _bins(counts.filter(pl.col("panel").is_in([name for name, _ in panels])))
+    for column, (name, colour) in enumerate(panels, start=1):
         figure.add_trace(
             go.Histogram(
-                **_tally(values),
+                **_tally(counts, name),
                 name=name,
                 marker_color=colour,
                 showlegend=False,
@@ -390,28 +392,57 @@ def _facets(
     return figure
 
 
-def final_scores(games: pl.DataFrame) -> go.Figure:
-    """The distribution of final scores of complete games: winners and losers side by side."""
+def _counted(values: Frame) -> Frame:
+    """How often each (``panel``, ``value``) occurs in ``values``."""
+    return values.group_by("panel", "value").agg(pl.len().cast(pl.Int64).alias("occurrences"))
+
+
+def final_score_counts(games: Frame) -> Frame:
+    """How many complete games of ``games`` ended on each final score: a row per ``panel``
+    (``winner`` or ``loser``) and ``value`` (the score), with its ``occurrences``. A query
+    of its own, so that a store's millions of games are counted where they lie."""
     done = games.filter(pl.col("complete"))
     winner_zero = pl.col("winner") == 0
-    winners = done.select(pl.when(winner_zero).then("score_0").otherwise("score_1"))
-    losers = done.select(pl.when(winner_zero).then("score_1").otherwise("score_0"))
+    sides = [
+        done.select(
+            pl.lit(panel).alias("panel"),
+            pl.when(winner_zero).then(first).otherwise(second).alias("value"),
+        )
+        for panel, first, second in (
+            ("winner", "score_0", "score_1"),
+            ("loser", "score_1", "score_0"),
+        )
+    ]
+    return _counted(pl.concat(sides))
+
+
+def final_scores(counts: pl.DataFrame) -> go.Figure:
+    """The distribution of final scores of complete games (:func:`final_score_counts`):
+    winners and losers side by side."""
     return _facets(
         "Final scores of complete games",
-        [("winner", winners.to_series(), "#4c78a8"), ("loser", losers.to_series(), "#b82e2e")],
+        counts,
+        [("winner", "#4c78a8"), ("loser", "#b82e2e")],
         "final score",
         "games",
     )
 
 
-def hand_points(side_hands: pl.DataFrame) -> go.Figure:
-    """The distribution of a side's points in one hand, one panel per variant."""
+def hand_point_counts(side_hands: Frame) -> Frame:
+    """How many sides' hands of ``side_hands`` scored each number of points: a row per
+    ``panel`` (the variant) and ``value`` (the points), with its ``occurrences``."""
+    return _counted(
+        side_hands.select(pl.col("variant").alias("panel"), pl.col("points").alias("value"))
+    )
+
+
+def hand_points(counts: pl.DataFrame) -> go.Figure:
+    """The distribution of a side's points in one hand (:func:`hand_point_counts`), one
+    panel per variant."""
     return _facets(
         "Points of a side in one hand",
-        [
-            (variant, side_hands.filter(pl.col("variant") == variant).get_column("points"), colour)
-            for variant, colour in (("two-player", "#4c78a8"), ("four-player", "#f2b134"))
-        ],
+        counts,
+        [("two-player", "#4c78a8"), ("four-player", "#f2b134")],
         "points in the hand",
         "sides' hands",
     )

@@ -6,8 +6,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import TypeAlias
 
 # imported here, on the page's thread, before the background count's thread can need it:
 # two threads importing pandas at once leave one of them a half-initialised module
@@ -18,8 +20,13 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from spades_replay.stats.double_dummy import capped_hands
-from spades_replay.stats.metrics import ANALYSIS_COLUMNS, player_metrics, variant_metrics
-from spades_replay.stats.tables import Tables, rules_legend, short_rules_label
+from spades_replay.stats.metrics import (
+    ANALYSIS_COLUMNS,
+    player_metrics,
+    player_plan,
+    variant_plan,
+)
+from spades_replay.stats.tables import LazyTables, Tables, rules_legend, short_rules_label
 
 from . import data, figures, headers, store
 from .markup import md, plain
@@ -165,48 +172,77 @@ class Counted:
     charts: dict[str, go.Figure]
 
 
-def count(tables: Tables, filters: Filters) -> Counted | None:
-    """The page's figures of ``tables``; ``None`` when there is no game."""
-    games = tables.games
-    if games.height == 0:
+Collect: TypeAlias = Callable[..., list[pl.DataFrame]]
+"""Runs queries of lazy frames, in turn: polars' own for frames in memory, a store's
+(:meth:`~spades_replay.store.read.Store.collect`, streaming) for its scans."""
+
+
+def in_memory(*plans: pl.LazyFrame) -> list[pl.DataFrame]:
+    """:data:`Collect` for frames in memory."""
+    return [plan.collect() for plan in plans]
+
+
+def count(tables: LazyTables, filters: Filters, collect: Collect) -> Counted | None:
+    """The page's figures of ``tables``, each a query run by ``collect`` that keeps its
+    groups and counts, never every row (a store's millions of games are counted where they
+    lie); ``None`` when there is no game."""
+    games, sides = tables.games, tables.side_hands
+    totals, hands, players, numbers = collect(
+        games.select(pl.len().alias("games"), pl.col("complete").sum().alias("complete")),
+        sides.select(
+            pl.len().alias("sides"), (pl.col("variant") == "four-player").sum().alias("four")
+        ),
+        player_plan(tables),
+        games.select("game"),
+    )
+    if numbers.height == 0:
         return None
-    sides = tables.side_hands
-    players = player_metrics(tables)
     if filters.players:
         players = players.filter(pl.col("player_key").is_in(filters.players))
     players = players.sort("hands", descending=True, maintain_order=True)
     variants = pl.DataFrame()
     charts: dict[str, go.Figure] = {}
     if players.height:
-        variants = variant_metrics(tables)
+        variants, scores, points = collect(
+            variant_plan(tables),
+            figures.final_score_counts(games),
+            figures.hand_point_counts(sides),
+        )
         charts = {
-            "chart_final_scores": figures.final_scores(games),
-            "chart_hand_points": figures.hand_points(sides),
+            "chart_final_scores": figures.final_scores(scores),
+            "chart_hand_points": figures.hand_points(points),
         }
     return Counted(
-        games.height,
-        games.filter(pl.col("complete")).height,
-        sides.height // 2,
-        sides.filter(pl.col("variant") == "four-player").height // 2,
-        tuple(games.get_column("game").to_list()),
+        numbers.height,
+        int(totals.item(0, "complete")),
+        int(hands.item(0, "sides")) // 2,
+        int(hands.item(0, "four")) // 2,
+        tuple(numbers.get_column("game").to_list()),
         players,
         variants,
         charts,
     )
 
 
-def shown_tables(context: Context, *, cached: bool = True) -> Tables:
-    """The tables of the games that pass the filters: of a store, asked of it (the uploads'
-    after them; ``cached``: kept, else read anew); else those the sidebar kept."""
+def _scans(context: Context) -> tuple[LazyTables, Collect]:
+    """The tables of the games that pass the filters as lazy frames, with what runs their
+    queries: of a store, its scans (the uploads' after them); else those the sidebar kept."""
+    if context.store is None:
+        return context.view.lazy(), in_memory
+    opened = store.checked(context.store.directory)
+    chosen = store.scans(opened, context.filters)
+    return store.with_uploads(chosen, context.view, context.store.games.height), opened.collect
+
+
+def shown_tables(context: Context) -> Tables:
+    """The tables of the games that pass the filters, in memory: of a store, read from it
+    and kept (the uploads' after them); else those the sidebar kept."""
     if context.store is None:
         return context.view
     store.check_fits(context.view.games.height)
-    directory, filters = context.store.directory, context.filters
-    if cached:
-        stored = store.tables(directory, context.store.key, filters)
-    else:
-        stored = store.read_tables(directory, filters)
-    return store.with_uploads(stored, context.view, context.store.games.height)
+    stored = store.tables(context.store.directory, context.store.key, context.filters)
+    chosen = store.with_uploads(stored.lazy(), context.view, context.store.games.height)
+    return Tables(*in_memory(chosen.seat_hands, chosen.side_hands, chosen.games))
 
 
 def page_tables(context: Context) -> Tables | None:
@@ -224,9 +260,9 @@ def _stored(
     directory: str, key: str, filters: Filters, uploads: tuple[str, ...], _context: Context
 ) -> Counted | None:
     """:func:`count` of a store's games that pass the filters, and of the uploads' (by
-    digest): the same for every session, so kept once for all, as built. The tables are
-    read for it and let go (keeping them in Streamlit's data cache costs their pickling)."""
-    return count(shown_tables(_context, cached=False), filters)
+    digest): the same for every session, so kept once for all, as built."""
+    tables, collect = _scans(_context)
+    return count(tables, filters, collect)
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)
@@ -234,27 +270,29 @@ def _whole_store(directory: str, key: str) -> Future[Counted | None]:
     """:func:`count` of every game of a store (no filter, no upload), started in the
     background (:func:`~spades_replay.dashboard.store.in_background`) and kept for every
     session."""
-    return store.in_background(
-        lambda: count(store.whole_tables(directory, key), Filters()), "corpus-stats"
-    )
+
+    def whole() -> Counted | None:
+        opened = store.checked(directory)
+        return count(opened.scans(), Filters(), opened.collect)
+
+    return store.in_background(whole, "corpus-stats")
 
 
 def prefetch(context: Context) -> None:
     """Start counting the whole store shown in the background, once per store version, while
     the first page is drawn and read: Corpus stats is then ready when asked for. Nothing to
     do when no store is shown."""
-    if context.store is not None and store.fits(context.store.games.height):
+    if context.store is not None:
         _whole_store(context.store.directory, context.store.key)
 
 
 def _counted(context: Context) -> Counted | None:
     """:func:`count` of what the page shows: of a store, counted once for every session."""
     if context.store is None:
-        return count(context.view, context.filters)
+        return count(context.view.lazy(), context.filters, in_memory)
     directory, key = context.store.directory, context.store.key
     if context.filters.active or context.uploads:
         return _stored(directory, key, context.filters, tuple(context.uploads), context)
-    store.check_fits(context.view.games.height)
     with st.spinner("Counting the games…"):
         return _whole_store(directory, key).result()
 
@@ -295,11 +333,7 @@ def render() -> None:
         "Each figure is explained under it; the tables at the end hold every figure."
     )
     context = current()
-    try:
-        counted = _counted(context)
-    except store.TooLargeError as error:
-        st.warning(str(error))
-        return
+    counted = _counted(context)
     if counted is None:
         st.info(excluded(context, "No game to count"))
         return
@@ -413,7 +447,9 @@ def _analysis(context: Context, counted: Counted) -> None:
         st.session_state[REQUESTED] = request
     if st.session_state.get(REQUESTED) != request:
         return
-    tables = shown_tables(context)
+    tables = page_tables(context)
+    if tables is None:
+        return
     result = data.corpus_analysis(
         context.loaded, tables, context.uploads, time_cap=time_cap, jobs=jobs
     )

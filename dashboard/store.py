@@ -1,11 +1,12 @@
 """The dashboard on a store (``spades-replay dashboard --store DIR``): nothing is replayed.
 
 The games table (with where each game starts) is read once per version of the manifest
-and kept; everything else is asked of the store with DuckDB when a page needs it, the
-sidebar's filters pushed down into the query: the hand rows of one game for its charts, the
-filtered tables for Corpus stats, the invalid records for Validate. The Replay page re-reads
-the one record it shows, by its byte offset. Every cache is keyed on the store's directory
-and the digest of its manifest, so an ingest into the store is seen at the next run.
+and kept; everything else is asked of the store when a page needs it, the sidebar's filters
+pushed down into the query: the hand rows of one game for its charts (DuckDB), Corpus
+stats' counts and the tables of the games shown (polars queries of its Parquet parts,
+:func:`scans`), the invalid records for Validate. The Replay page re-reads the one record it
+shows, by its byte offset. Every cache is keyed on the store's directory and the digest of
+its manifest, so an ingest into the store is seen at the next run.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import polars as pl
 import streamlit as st
 
 from spades_replay.replayer.validate import RecordReport
-from spades_replay.stats.tables import GAME_SCHEMA, Tables
+from spades_replay.stats.tables import GAME_SCHEMA, LazyTables, Tables
 from spades_replay.store.layout import MANIFEST, open_manifest
 from spades_replay.store.read import Store, schemas
 from spades_replay.store.sql import connect, failure
@@ -147,42 +148,41 @@ def _view(store: Store, connection: Any, directory: str, key: str) -> StoreView:
     )
 
 
-def _checked(directory: str) -> Store:
+def checked(directory: str) -> Store:
     """The store that :func:`open_view` opened, its parts' footers checked there: its
     manifest is checked again, the footers are not read again."""
     return Store.open(directory, footers=False)
 
 
-def _where(filters: Filters) -> tuple[str, list[Any]]:
-    """The SQL condition on ``game`` that the filters ask for, and its parameters."""
-    conditions = []
-    parameters: list[Any] = []
+def scans(store: Store, filters: Filters) -> LazyTables:
+    """The store's tables (:meth:`~spades_replay.store.read.Store.scans`) of the games that
+    pass the filters, as lazy frames: a variant, a rule set, a player who sat in a complete
+    hand of the game."""
+    every = store.scans()
+    if not filters.active:
+        return every
+    games = every.games
     if filters.variants:
-        conditions.append("variant IN (SELECT unnest(?))")
-        parameters.append(list(filters.variants))
+        games = games.filter(pl.col("variant").is_in(filters.variants))
     if filters.rules:
-        conditions.append("rules IN (SELECT unnest(?))")
-        parameters.append(list(filters.rules))
+        games = games.filter(pl.col("rules").is_in(filters.rules))
     if filters.players:
-        conditions.append(
-            "game IN (SELECT game FROM seat_hands WHERE player_key IN (SELECT unnest(?)))"
-        )
-        parameters.append(list(filters.players))
-    return (" AND ".join(conditions) or "true"), parameters
+        seats = every.seat_hands.filter(pl.col("player_key").is_in(filters.players))
+        games = games.join(seats.select("game"), on="game", how="semi", maintain_order="left")
+    chosen = games.select("game")
+    return LazyTables(
+        every.seat_hands.join(chosen, on="game", how="semi", maintain_order="left"),
+        every.side_hands.join(chosen, on="game", how="semi", maintain_order="left"),
+        games,
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def game_numbers(directory: str, key: str, filters: Filters) -> list[int]:
     """The games that pass the filters, asked of the store."""
-    condition, parameters = _where(filters)
-    connection = connect(_checked(directory))
-    try:
-        rows = connection.execute(
-            f"SELECT game FROM games WHERE {condition} ORDER BY game", parameters
-        ).fetchall()
-    finally:
-        connection.close()
-    return [row[0] for row in rows]
+    store = checked(directory)
+    (numbers,) = store.collect(scans(store, filters).games.select("game"))
+    return numbers.get_column("game").to_list()
 
 
 READ_BYTES_PER_GAME = 25_000
@@ -227,35 +227,11 @@ def check_fits(games: int) -> None:
         )
 
 
-def read_tables(directory: str, filters: Filters, *, threads: int | None = None) -> Tables:
-    """The stats tables of the games that pass the filters, the filters pushed down;
-    ``threads``: how many threads DuckDB may use (all cores unless given)."""
-    condition, parameters = _where(filters)
-    connection = connect(_checked(directory), threads=threads)
-    chosen = f"game IN (SELECT game FROM games WHERE {condition})" if parameters else "true"
-    try:
-        return Tables(
-            _frame(
-                connection,
-                f"SELECT * FROM seat_hands WHERE {chosen} ORDER BY game, hand, seat",
-                schemas()["seat_hands"],
-                parameters,
-            ),
-            _frame(
-                connection,
-                f"SELECT * FROM side_hands WHERE {chosen} ORDER BY game, hand, side",
-                schemas()["side_hands"],
-                parameters,
-            ),
-            _frame(
-                connection,
-                f"SELECT * FROM games WHERE {condition} ORDER BY game",
-                GAME_SCHEMA,
-                parameters,
-            ),
-        )
-    finally:
-        connection.close()
+def read_tables(directory: str, filters: Filters) -> Tables:
+    """The stats tables of the games that pass the filters, read into memory."""
+    store = checked(directory)
+    chosen = scans(store, filters)
+    return Tables(*store.collect(chosen.seat_hands, chosen.side_hands, chosen.games))
 
 
 @st.cache_resource(show_spinner="Reading the store…", max_entries=8)
@@ -286,48 +262,10 @@ def in_background(work: Callable[[], T], name: str) -> Future[T]:
     return future
 
 
-WHOLE_STORE_USES = 2
-"""How many pieces of work read every game of a store in the background when it is opened:
-Corpus stats' count and What-if's preparation (:func:`whole_tables`)."""
-
-
-class _SharedRead:
-    """The tables of every game of a store, read once for the first :data:`WHOLE_STORE_USES`
-    takers and let go when the last of them has them; a later taker reads them again."""
-
-    def __init__(self, directory: str) -> None:
-        self._directory = directory
-        self._lock = threading.Lock()
-        self._tables: Tables | None = None
-        self._left = WHOLE_STORE_USES
-
-    def take(self) -> Tables:
-        with self._lock:
-            tables = self._tables
-            if tables is None:
-                tables = read_tables(self._directory, Filters(), threads=1)
-            self._left -= 1
-            self._tables = tables if self._left > 0 else None
-            return tables
-
-
-@st.cache_resource(show_spinner=False, max_entries=2)
-def _shared_read(directory: str, key: str) -> _SharedRead:
-    return _SharedRead(directory)
-
-
-def whole_tables(directory: str, key: str) -> Tables:
-    """The tables of every game of a store, for the work started in the background when it
-    is opened: read once for all of it, on one thread (leaving the other cores to the page
-    being drawn), instead of once for each, and kept no longer than that work needs them
-    (a million games' tables take gigabytes)."""
-    return _shared_read(directory, key).take()
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def side_hands(directory: str, key: str, game: int) -> pl.DataFrame:
     """The ``side_hands`` rows of one game."""
-    connection = connect(_checked(directory))
+    connection = connect(checked(directory))
     try:
         return _frame(
             connection,
@@ -342,18 +280,19 @@ def side_hands(directory: str, key: str, game: int) -> pl.DataFrame:
 @st.cache_data(show_spinner="Reading the invalid records…", max_entries=2)
 def invalid_reports(directory: str, key: str) -> tuple[RecordReport, ...]:
     """The report of every invalid record of the store, with its problems."""
-    return tuple(_checked(directory).invalid_reports())
+    return tuple(checked(directory).invalid_reports())
 
 
-def with_uploads(stored: Tables, shown: Tables, count: int) -> Tables:
+def with_uploads(stored: LazyTables, shown: Tables, count: int) -> LazyTables:
     """The tables of the store's games that pass the filters, then those of the uploads:
     ``shown`` has the hand rows of every upload and the games that pass the filters, the
     uploads' numbered from ``count``, the number of the store's games."""
-    uploaded = shown
-    games = uploaded.games.filter(pl.col("game") >= count)
+    games = shown.games.filter(pl.col("game") >= count)
+    if games.height == 0:
+        return stored
     kept = games.get_column("game").implode()
-    return Tables(
-        pl.concat([stored.seat_hands, uploaded.seat_hands.filter(pl.col("game").is_in(kept))]),
-        pl.concat([stored.side_hands, uploaded.side_hands.filter(pl.col("game").is_in(kept))]),
-        pl.concat([stored.games, games.select(list(GAME_SCHEMA))]),
+    return LazyTables(
+        pl.concat([stored.seat_hands, shown.seat_hands.lazy().filter(pl.col("game").is_in(kept))]),
+        pl.concat([stored.side_hands, shown.side_hands.lazy().filter(pl.col("game").is_in(kept))]),
+        pl.concat([stored.games, games.select(list(GAME_SCHEMA)).lazy()]),
     )

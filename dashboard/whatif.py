@@ -26,6 +26,7 @@ from spades_replay.text import score_line
 
 from . import data, figures, headers, store
 from .markup import md, plain
+from .selection import Filters
 from .stats import shown_tables
 from .widgets import Context, current, pick_game
 
@@ -268,7 +269,7 @@ def _whole_store(directory: str, key: str) -> Future[Ready]:
     """Every game of a store prepared, started in the background when the store is opened
     (:func:`prefetch`) and kept for every session."""
     return store.in_background(
-        lambda: _ready(store.whole_tables(directory, key)), "what-if preparation"
+        lambda: _ready(store.read_tables(directory, Filters())), "what-if preparation"
     )
 
 

@@ -334,29 +334,3 @@ def test_the_store_benchmark_reports_the_warm_views_against_their_targets() -> N
     )
     assert "| dashboard, warm: Corpus stats drawn <= 3 s | 3.5 s | no |" in text
     assert "| dashboard, cold (no target): Replay drawn, then Corpus stats drawn | 5.0 s" in text
-
-
-def test_the_store_benchmark_reports_corpus_stats_refused_over_the_memory_budget() -> None:
-    """A store whose tables would not fit the dashboard's memory gets its Corpus stats
-    page's refusal, timed, never a pass."""
-    module = _store_benchmark()
-    figures = {
-        "cold_replay_s": 19.0,
-        "cold_replay_chart_s": 25.0,
-        "cold_stats_s": 2.5,
-        "cold_stats_refused": True,
-        "warm_replay_s": 1.5,
-        "warm_replay_chart_s": 3.0,
-        "warm_stats_s": 1.0,
-        "warm_stats_refused": True,
-    }
-    results = {**STORE_RESULTS, "browser": figures}
-    text = module.markdown(results)
-    assert (
-        "| dashboard, warm: Corpus stats drawn <= 3 s | refused, over the dashboard's memory "
-        "budget (said in 1.0 s) | no |"
-    ) in text
-    assert (
-        "19.0 s (its chart 25.0 s), refused, over the dashboard's memory budget (said in 2.5 s)"
-        in text
-    )

@@ -167,7 +167,7 @@ def test_per_player_charts_grow_with_the_players() -> None:
 def test_final_scores_split_winners_from_losers_and_skip_unfinished_games() -> None:
     names = ("two-player/standard-game", "two-player/mercy", "two-player/unfinished")
     games = _tables(*names).games
-    figure = figures.final_scores(games)
+    figure = figures.final_scores(figures.final_score_counts(games))
     winners, losers = figure.data
     results = [_replay(name).result for name in names[:2]]
     assert _tallied(winners) == Counter(r.scores[r.winner] for r in results if r.winner is not None)
@@ -185,7 +185,7 @@ def _tallied(trace: Any) -> Counter[int]:
 
 def test_hand_points_have_one_histogram_per_variant() -> None:
     tables = _tables("two-player/standard-game", "four-player/standard-game")
-    figure = figures.hand_points(tables.side_hands)
+    figure = figures.hand_points(figures.hand_point_counts(tables.side_hands))
     assert [trace.name for trace in figure.data] == ["two-player", "four-player"]
     for trace, variant in zip(figure.data, ("two-player", "four-player"), strict=True):
         points = tables.side_hands.filter(pl.col("variant") == variant).get_column("points")
@@ -267,8 +267,8 @@ def _every_figure() -> list[Any]:
         figures.bid_accuracy(players),
         figures.win_rates(players),
         figures.bags_per_hand(players),
-        figures.final_scores(tables.games),
-        figures.hand_points(tables.side_hands),
+        figures.final_scores(figures.final_score_counts(tables.games)),
+        figures.hand_points(figures.hand_point_counts(tables.side_hands)),
     ]
 
 
@@ -294,8 +294,11 @@ def test_rates_run_from_0_to_100_percent() -> None:
 def test_histograms_stand_side_by_side_on_one_scale() -> None:
     tables = _tables("two-player/standard-game", "four-player/standard-game")
     for figure, panels in (
-        (figures.final_scores(tables.games), ["winner", "loser"]),
-        (figures.hand_points(tables.side_hands), ["two-player", "four-player"]),
+        (figures.final_scores(figures.final_score_counts(tables.games)), ["winner", "loser"]),
+        (
+            figures.hand_points(figures.hand_point_counts(tables.side_hands)),
+            ["two-player", "four-player"],
+        ),
     ):
         assert [trace.xaxis for trace in figure.data] == ["x", "x2"]
         assert [note.text for note in figure.layout.annotations] == panels

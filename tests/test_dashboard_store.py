@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from spades_replay.dashboard import stats, whatif
 from spades_replay.dashboard import store as store_page
@@ -24,6 +25,7 @@ from streamlit.testing.v1 import AppTest
 from spades_replay.cli import main
 from spades_replay.replayer import validate
 from spades_replay.stats.metrics import player_metrics
+from spades_replay.stats.tables import Tables
 from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
 
@@ -171,6 +173,60 @@ def test_corpus_stats_of_a_store_push_the_filters_down(
     assert excluding(count, Filters(("two-player",))) is None
 
 
+def test_corpus_stats_counted_in_the_store_are_those_of_its_tables_in_memory(
+    store: Path,
+) -> None:
+    """Corpus stats counts a store's games with queries of its part files, never reading
+    their rows into memory: under each filter, its figures (counts, games, player and
+    variant tables, the charts' data) are those of the same games' tables in memory."""
+    opened = Store.open(store)
+    whole = opened.tables()
+    seats = whole.seat_hands
+    alex = seats.filter(player="Alex")["player_key"][0]
+    rules = whole.games.get_column("rules")[0]
+    for filters in (
+        Filters(),
+        Filters(("two-player",)),
+        Filters((), (rules,)),
+        Filters((), (), (alex,)),
+        Filters(("four-player",), (), (alex,)),
+    ):
+        games = whole.games
+        if filters.variants:
+            games = games.filter(pl.col("variant").is_in(filters.variants))
+        if filters.rules:
+            games = games.filter(pl.col("rules").is_in(filters.rules))
+        if filters.players:
+            theirs = seats.filter(pl.col("player_key").is_in(filters.players))["game"]
+            games = games.filter(pl.col("game").is_in(theirs.implode()))
+        kept = games["game"].implode()
+        chosen = Tables(
+            seats.filter(pl.col("game").is_in(kept)),
+            whole.side_hands.filter(pl.col("game").is_in(kept)),
+            games,
+        )
+        stored = stats.count(store_page.scans(opened, filters), filters, opened.collect)
+        direct = stats.count(chosen.lazy(), filters, stats.in_memory)
+        assert stored is not None, filters
+        assert direct is not None, filters
+        assert stored.numbers == direct.numbers == tuple(games["game"]), filters
+        assert (stored.games, stored.complete, stored.hands, stored.four_hands) == (
+            direct.games,
+            direct.complete,
+            direct.hands,
+            direct.four_hands,
+        )
+        assert stored.players.equals(direct.players), filters
+        assert stored.variants.equals(direct.variants), filters
+        assert stored.charts.keys() == direct.charts.keys()
+        for name, chart in stored.charts.items():
+            assert chart.to_json() == direct.charts[name].to_json(), (filters, name)
+    assert (
+        stats.count(store_page.scans(opened, Filters(("no-such",))), Filters(), opened.collect)
+        is None
+    )
+
+
 def test_the_manifest_is_checked_once_for_each_of_its_versions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -216,9 +272,10 @@ def test_no_page_reads_more_games_than_the_memory_budget_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Where the tables of the games shown would take more than the dashboard's memory
-    budget, nothing reads them: no work starts in the background when the store opens, and
-    Corpus stats, What-if, the Leaderboard and the Player page say so and how to narrow
-    them. Narrowed by a filter under the budget, the page is drawn."""
+    budget, nothing reads them into memory: What-if's preparation does not start in the
+    background when the store opens, and What-if, the Leaderboard and the Player page say
+    so and how to narrow them. Corpus stats counts them where they lie, and is drawn.
+    Narrowed by a filter under the budget, a page is drawn."""
     directory = tmp_path / "store"
     ingest([FIXTURES / "corpus"], directory)
     games = Store.open(directory).table("games")
@@ -228,9 +285,9 @@ def test_no_page_reads_more_games_than_the_memory_budget_holds(
     reads: list[Filters] = []
     real = store_page.read_tables
 
-    def reading(folder: str, filters: Filters, *, threads: int | None = None) -> Any:
+    def reading(folder: str, filters: Filters) -> Any:
         reads.append(filters)
-        return real(folder, filters, threads=threads)
+        return real(folder, filters)
 
     monkeypatch.setattr(store_page, "read_tables", reading)
     started: list[str] = []
@@ -242,20 +299,22 @@ def test_no_page_reads_more_games_than_the_memory_budget_holds(
 
     monkeypatch.setattr(store_page, "in_background", background)
     _app(directory, monkeypatch)  # the Replay page, drawn
-    assert started == []
-    for page in ("stats", "leaderboard", "player"):
+    assert started == ["corpus-stats"]
+    for page in ("leaderboard", "player"):
         at = _app(directory, monkeypatch, page)
         assert f"The {games.height:,} games shown would take about" in _warning(at), page
         assert "Narrow them with the sidebar's filters" in _warning(at)
     at = _app(directory, monkeypatch, "whatif")
     at = _run(labelled(at.number_input, "Target score").set_value(300))
     assert f"The {games.height:,} games shown would take about" in _warning(at)
-    assert reads == []
-    assert started == []
     at = _app(directory, monkeypatch, "stats")
+    assert "games shown would take about" not in _warning(at)
+    assert at.metric[0].value == str(games.height)
+    assert reads == []
+    assert started == ["corpus-stats"]
+    at = _app(directory, monkeypatch, "leaderboard")
     at = _run(at.multiselect(key="f_variant").set_value(["two-player"]))
     assert not at.warning
-    assert at.metric[0].value == str(two)
     assert reads == [Filters(("two-player",))]
 
 
@@ -283,20 +342,19 @@ def test_the_memory_budget_is_half_the_machine_and_its_message_says_how_much(
         store_page.check_fits(1_000)
 
 
-def test_the_work_started_when_a_store_opens_reads_it_once_and_lets_it_go(
+def test_only_what_if_reads_the_store_when_it_opens(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Corpus stats' count and What-if's preparation, both started when the store opens,
-    share one read of its tables; once both have them, they are let go (a later taker reads
-    them again)."""
+    """Of the work started when the store opens, What-if's preparation reads its tables into
+    memory, once; Corpus stats' count reads none: its queries keep their counts."""
     directory = tmp_path / "store"
     ingest([FIXTURES / "corpus"], directory)
-    reads: list[tuple[Filters, int | None]] = []
+    reads: list[Filters] = []
     real = store_page.read_tables
 
-    def reading(folder: str, filters: Filters, *, threads: int | None = None) -> Any:
-        reads.append((filters, threads))
-        return real(folder, filters, threads=threads)
+    def reading(folder: str, filters: Filters) -> Any:
+        reads.append(filters)
+        return real(folder, filters)
 
     monkeypatch.setattr(store_page, "read_tables", reading)
     _app(directory, monkeypatch)  # the Replay page
@@ -306,9 +364,7 @@ def test_the_work_started_when_a_store_opens_reads_it_once_and_lets_it_go(
     games = Store.open(directory).table("games").height
     assert counted is not None
     assert counted.games == ready.tables.games.height == games
-    assert reads == [(Filters(), 1)]
-    assert store_page.whole_tables(str(directory), key).games.height == games
-    assert reads == [(Filters(), 1), (Filters(), 1)]
+    assert reads == [Filters()]
 
 
 def test_the_whole_store_is_counted_in_the_background_once_it_opens(
