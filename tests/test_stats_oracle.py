@@ -92,6 +92,23 @@ def test_every_player_metric_is_the_naive_count(
     assert checked == set(found.columns) - {"rules"}
 
 
+def test_the_metrics_come_sorted_by_their_keys_whatever_the_order_of_the_games() -> None:
+    """The player rows by variant, rules and player; the variant rows by variant and rules:
+    not in the order the games first name them (here two-player first, players unsorted)."""
+    records = [record for path in reversed(GAME_FILES) for record in _records(path)]
+    records = [record for record in records if _countable(record)]
+    records.sort(key=lambda record: record["variant"] != "two-player")
+    tables = _tables(records)
+    players = player_metrics(tables)
+    keys = players.select("variant", "rules", "player_key").rows()
+    seen = tables.seat_hands.select("variant", "rules", "player_key").unique(maintain_order=True)
+    assert seen.rows() != sorted(seen.rows())
+    assert keys == sorted(seen.rows())
+    variants = variant_metrics(tables).select("variant", "rules").rows()
+    assert variants[0][0] == "four-player"
+    assert variants == sorted(set(tables.games.select("variant", "rules").rows()))
+
+
 def test_every_variant_metric_is_the_naive_count(
     corpus: tuple[list[dict[str, Any]], Any],
 ) -> None:

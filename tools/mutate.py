@@ -179,26 +179,24 @@ _NOT_READ = (
 )
 
 EQUIVALENT: dict[str, str] = {
-    "spades_replay.stats.metrics.x_player_metrics__mutmut_14": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_player_metrics__mutmut_22": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_player_metrics__mutmut_25": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_player_metrics__mutmut_38": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_player_metrics__mutmut_94": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_player_metrics__mutmut_95": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_13": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_18": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_65": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_70": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_114": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_119": _GROUP_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_124": _JOIN_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_128": _JOIN_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_132": _JOIN_ORDER,
-    "spades_replay.stats.metrics.x_variant_metrics__mutmut_136": _JOIN_ORDER,
-    **{
-        f"{_METRICS}x_player_metrics__mutmut_{number}": _JOIN_ORDER_PLAYERS for number in (161, 165)
-    },
-    f"{_METRICS}x_player_metrics__mutmut_164": (
+    "spades_replay.stats.metrics.x_player_plan__mutmut_14": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_player_plan__mutmut_22": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_player_plan__mutmut_25": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_player_plan__mutmut_38": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_player_plan__mutmut_94": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_player_plan__mutmut_95": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_13": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_18": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_65": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_70": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_114": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_119": _GROUP_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_124": _JOIN_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_128": _JOIN_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_132": _JOIN_ORDER,
+    "spades_replay.stats.metrics.x_variant_plan__mutmut_136": _JOIN_ORDER,
+    **{f"{_METRICS}x_player_plan__mutmut_{number}": _JOIN_ORDER_PLAYERS for number in (161, 165)},
+    f"{_METRICS}x_player_plan__mutmut_164": (
         "the left join of the hands' figures to the games' made inner: both are grouped from"
         " the same seat_hands rows by the same keys, so every key of the left has its row"
     ),
