@@ -173,6 +173,33 @@ def test_corpus_stats_of_a_store_push_the_filters_down(
     assert excluding(count, Filters(("two-player",))) is None
 
 
+def test_corpus_stats_of_a_store_count_the_uploads_after_its_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An upload beside a store is counted with the store's games: the whole store, and a
+    filter that keeps the upload's variant (the uploads' tables joined to the store's
+    queries)."""
+    directory = tmp_path / "store"
+    ingest([FIXTURES / "corpus" / "two-player.jsonl"], directory)
+    stored = Store.open(directory).tables()
+    upload = FIXTURES / "four-player" / "standard-game.json"
+    at = _app(directory, monkeypatch, "stats")
+    assert at.metric[0].value == str(stored.games.height)
+    at = _run(
+        at.file_uploader(key="sidebar_upload").set_value(
+            ("game.json", upload.read_bytes(), "application/json")
+        )
+    )
+    assert at.metric[0].value == str(stored.games.height + 1)
+    players = next(frame.value for frame in at.dataframe if "complete_games" in frame.value)
+    variants = set(players["variant"])
+    assert variants == {"two-player", "four-player"}
+    at = _run(at.multiselect(key="f_variant").set_value(["four-player"]))
+    assert at.metric[0].value == "1"
+    players = next(frame.value for frame in at.dataframe if "complete_games" in frame.value)
+    assert players.shape[0] == 4
+
+
 def test_corpus_stats_counted_in_the_store_are_those_of_its_tables_in_memory(
     store: Path,
 ) -> None:
