@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from spades_replay.stats.tables import Tables
+from spades_replay.stats.tables import Frame, Tables
 from spades_replay.text import score_line
 
 from .markup import plain
@@ -33,21 +33,27 @@ class Filters:
         return bool(self.variants or self.rules or self.players)
 
 
+def chosen(games: Frame, seats: Frame, filters: Filters) -> Frame:
+    """The rows of ``games`` that pass the filters, in input order: in memory or as a lazy
+    frame (a store's). ``seats`` has a row (``game``, ``player_key``) for each seat a player
+    is taken to have sat in."""
+    if filters.variants:
+        games = games.filter(pl.col("variant").is_in(filters.variants))
+    if filters.rules:
+        games = games.filter(pl.col("rules").is_in(filters.rules))
+    if filters.players:
+        theirs = seats.filter(pl.col("player_key").is_in(filters.players)).select("game")
+        games = games.join(theirs, on="game", how="semi", maintain_order="left")
+    return games
+
+
 def game_numbers(tables: Tables, seats: pl.DataFrame, filters: Filters) -> pl.Series:
     """The ``game`` numbers that pass the filters, in input order.
 
     ``seats`` has one row per seat of every game (``game``, ``player_key``), unfinished games
     included, since a player sits in a game before any hand is complete.
     """
-    games = tables.games
-    if filters.variants:
-        games = games.filter(pl.col("variant").is_in(filters.variants))
-    if filters.rules:
-        games = games.filter(pl.col("rules").is_in(filters.rules))
-    if filters.players:
-        chosen = seats.filter(pl.col("player_key").is_in(filters.players)).get_column("game")
-        games = games.filter(pl.col("game").is_in(chosen.implode()))
-    return games.get_column("game")
+    return chosen(tables.games, seats, filters).get_column("game")
 
 
 def apply(tables: Tables, seats: pl.DataFrame, filters: Filters) -> Tables:

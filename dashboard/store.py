@@ -32,7 +32,7 @@ from spades_replay.store.read import Store, schemas
 from spades_replay.store.sql import connect, failure
 
 from .data import FILE, GameRef
-from .selection import Filters
+from .selection import Filters, chosen
 
 
 def manifest_key(directory: str) -> str:
@@ -156,23 +156,16 @@ def checked(directory: str) -> Store:
 
 def scans(store: Store, filters: Filters) -> LazyTables:
     """The store's tables (:meth:`~spades_replay.store.read.Store.scans`) of the games that
-    pass the filters, as lazy frames: a variant, a rule set, a player who sat in a complete
-    hand of the game."""
+    pass the filters (:func:`.selection.chosen`), as lazy frames; a player's games are those
+    in which she sat in a complete hand (the store holds no other seats)."""
     every = store.scans()
     if not filters.active:
         return every
-    games = every.games
-    if filters.variants:
-        games = games.filter(pl.col("variant").is_in(filters.variants))
-    if filters.rules:
-        games = games.filter(pl.col("rules").is_in(filters.rules))
-    if filters.players:
-        seats = every.seat_hands.filter(pl.col("player_key").is_in(filters.players))
-        games = games.join(seats.select("game"), on="game", how="semi", maintain_order="left")
-    chosen = games.select("game")
+    games = chosen(every.games, every.seat_hands, filters)
+    numbers = games.select("game")
     return LazyTables(
-        every.seat_hands.join(chosen, on="game", how="semi", maintain_order="left"),
-        every.side_hands.join(chosen, on="game", how="semi", maintain_order="left"),
+        every.seat_hands.join(numbers, on="game", how="semi", maintain_order="left"),
+        every.side_hands.join(numbers, on="game", how="semi", maintain_order="left"),
         games,
     )
 

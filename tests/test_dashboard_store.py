@@ -13,9 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import polars as pl
 import pytest
-from spades_replay.dashboard import stats, whatif
+from spades_replay.dashboard import selection, stats, whatif
 from spades_replay.dashboard import store as store_page
 from spades_replay.dashboard.markup import md
 from spades_replay.dashboard.selection import Filters, excluding
@@ -25,7 +24,6 @@ from streamlit.testing.v1 import AppTest
 from spades_replay.cli import main
 from spades_replay.replayer import validate
 from spades_replay.stats.metrics import player_metrics
-from spades_replay.stats.tables import Tables
 from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
 
@@ -218,20 +216,8 @@ def test_corpus_stats_counted_in_the_store_are_those_of_its_tables_in_memory(
         Filters((), (), (alex,)),
         Filters(("four-player",), (), (alex,)),
     ):
-        games = whole.games
-        if filters.variants:
-            games = games.filter(pl.col("variant").is_in(filters.variants))
-        if filters.rules:
-            games = games.filter(pl.col("rules").is_in(filters.rules))
-        if filters.players:
-            theirs = seats.filter(pl.col("player_key").is_in(filters.players))["game"]
-            games = games.filter(pl.col("game").is_in(theirs.implode()))
-        kept = games["game"].implode()
-        chosen = Tables(
-            seats.filter(pl.col("game").is_in(kept)),
-            whole.side_hands.filter(pl.col("game").is_in(kept)),
-            games,
-        )
+        chosen = selection.apply(whole, seats, filters)
+        games = chosen.games
         stored = stats.count(store_page.scans(opened, filters), filters, opened.collect)
         direct = stats.count(chosen.lazy(), filters, stats.in_memory)
         assert stored is not None, filters
