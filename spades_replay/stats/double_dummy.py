@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from spades_replay.plumbing.parallel import Jobs, ProgressCallback
-from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.stats.tables import Frame, Tables
 
 if TYPE_CHECKING:
     from spades_replay.analysis import HandAnalysis
+    from spades_replay.replayer.replay import HandReplay, Replay
 
 __all__ = [
     "ANALYSIS_SCHEMA",

@@ -18,14 +18,16 @@ import functools
 import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import polars as pl
 
 from spades_replay.engine.rules import OPTIONS, PRESETS, Rules
 from spades_replay.engine.scoring import BLIND_NIL, NIL, SCORE_COLUMNS, SideScore
-from spades_replay.replayer.replay import Replay, figures_of
-from spades_replay.replayer.verify import GameFigures
+
+if TYPE_CHECKING:
+    from spades_replay.replayer.replay import Replay
+    from spades_replay.replayer.verify import GameFigures
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 """A table in memory or as a lazy frame, for a query written once for both."""
@@ -286,6 +288,8 @@ class TableRows:
         self, replay: Replay, game: int, source: str | None = None, line: int | None = None
     ) -> None:
         """Add the rows of one replayed game (as :meth:`add`, from its figures)."""
+        from spades_replay.replayer.replay import figures_of
+
         self.add(figures_of(replay), replay.players, replay.game_id, game, source, line)
 
     def extend(self, other: TableRows) -> None:

@@ -51,6 +51,7 @@ from spades_replay.plumbing.parallel import Jobs, ProgressCallback, ordered_map,
 from spades_replay.replayer.validate import RecordReport, TaskResult, run_task
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.double_dummy import analysis_table
+from spades_replay.store.columns import PROBLEM_SCHEMA, RECORD_SCHEMA
 from spades_replay.store.layout import (
     PARTS,
     STORE_VERSION,
@@ -64,42 +65,6 @@ from spades_replay.store.layout import (
     write_manifest,
 )
 from spades_replay.store.read import verify_parts
-
-RECORD_SCHEMA: dict[str, Any] = {
-    "source": pl.String,
-    "line": pl.Int64,
-    "offset": pl.Int64,
-    "game": pl.Int64,
-    "game_id": pl.String,
-    "variant": pl.String,
-    "valid": pl.Boolean,
-    "hands": pl.Int64,
-    "complete": pl.Boolean,
-    "problems": pl.Int64,
-}
-"""The columns of ``records``: one row per record, valid or not (docs/store.md)."""
-
-PROBLEM_SCHEMA: dict[str, Any] = {
-    "source": pl.String,
-    "line": pl.Int64,
-    "offset": pl.Int64,
-    "game_id": pl.String,
-    "variant": pl.String,
-    "problem": pl.Int64,
-    "code": pl.String,
-    "family": pl.String,
-    "message": pl.String,
-    "pointer": pl.String,
-    "place": pl.String,
-    "rule": pl.String,
-    "legal": pl.List(pl.String),
-    "hand": pl.Int64,
-    "trick": pl.Int64,
-    "card": pl.Int64,
-    "seat": pl.Int64,
-    "player": pl.String,
-}
-"""The columns of ``problems``: one row per problem of every invalid record."""
 
 
 @dataclass(frozen=True)

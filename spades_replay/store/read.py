@@ -41,7 +41,7 @@ def schemas() -> dict[str, dict[str, Any]]:
     """The columns of every table, in order, with their polars types."""
     from spades_replay.stats.double_dummy import ANALYSIS_SCHEMA, IDENTITY
     from spades_replay.stats.tables import GAME_SCHEMA, SEAT_HAND_SCHEMA, SIDE_HAND_SCHEMA
-    from spades_replay.store.ingest import PROBLEM_SCHEMA, RECORD_SCHEMA
+    from spades_replay.store.columns import PROBLEM_SCHEMA, RECORD_SCHEMA
 
     return {
         "games": GAME_SCHEMA,
