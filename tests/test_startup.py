@@ -147,3 +147,21 @@ def test_validate_takes_the_models_for_a_record_the_fast_check_refuses() -> None
     imported = _validate_imports("fixtures/invalid/bid-nil-not-allowed.json")
     assert {"pydantic", "spades_replay.record.models"} <= imported
     assert "rich" not in imported
+
+
+def test_a_query_of_a_store_imports_no_model_nor_the_replayer(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """``query`` reads a store: polars checks its parts and rich draws the answer, but no
+    format model (nor pydantic), no replayer and no ingest are imported for it."""
+    from spades_replay.store.ingest import ingest
+
+    store = tmp_path_factory.mktemp("query") / "store"
+    ingest([str(ROOT / "fixtures" / "corpus" / "two-player.jsonl")], store)
+    code = (
+        "from spades_replay.cli import main\n"
+        f"assert main(['query', '--store', {str(store)!r}, 'SELECT count(*) FROM games']) == 0\n"
+        "assert 'spades_replay.replayer.replay' not in sys.modules\n"
+        "assert 'spades_replay.store.ingest' not in sys.modules\n"
+    )
+    assert imported_after(code) == {"polars", "rich", "spades_replay.engine"}
