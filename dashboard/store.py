@@ -178,9 +178,10 @@ def game_numbers(directory: str, key: str, filters: Filters) -> list[int]:
     return numbers.get_column("game").to_list()
 
 
-READ_BYTES_PER_GAME = 25_000
-"""The peak memory of reading one game's rows of a store's tables into frames: measured on
-100,000 games, whose reading peaked at 2.45 GB (the frames keep 0.9 GB of it)."""
+READ_BYTES_PER_GAME = 28_000
+"""The peak memory, per game, of a page that reads the games' tables into memory and works
+on them: measured on 100,000 games, reading them peaks at 1.25 GB (the frames keep 0.92 GB),
+the Leaderboard at 1.98 GB, What-if's preparation at 2.78 GB, the most of them."""
 
 
 class TooLargeError(Exception):
