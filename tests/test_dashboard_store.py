@@ -281,6 +281,21 @@ def _warning(at: AppTest) -> str:
     return " ".join(str(warning.value) for warning in at.warning)
 
 
+def _recorded(monkeypatch: pytest.MonkeyPatch, name: str) -> list[Any]:
+    """The second argument of each call of the store module's function ``name`` from now
+    on, as they come: the filters of each read of the tables into memory (``read_tables``),
+    the name of each piece of work started in the background (``in_background``)."""
+    calls: list[Any] = []
+    real = getattr(store_page, name)
+
+    def recording(first: Any, second: Any) -> Any:
+        calls.append(second)
+        return real(first, second)
+
+    monkeypatch.setattr(store_page, name, recording)
+    return calls
+
+
 def test_no_page_reads_more_games_than_the_memory_budget_holds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -295,22 +310,8 @@ def test_no_page_reads_more_games_than_the_memory_budget_holds(
     two = games.filter(games["variant"] == "two-player").height
     assert two < games.height
     monkeypatch.setattr(store_page, "memory_budget", lambda: two * store_page.READ_BYTES_PER_GAME)
-    reads: list[Filters] = []
-    real = store_page.read_tables
-
-    def reading(folder: str, filters: Filters) -> Any:
-        reads.append(filters)
-        return real(folder, filters)
-
-    monkeypatch.setattr(store_page, "read_tables", reading)
-    started: list[str] = []
-    real_background = store_page.in_background
-
-    def background(work: Any, name: str) -> Any:
-        started.append(name)
-        return real_background(work, name)
-
-    monkeypatch.setattr(store_page, "in_background", background)
+    reads = _recorded(monkeypatch, "read_tables")
+    started = _recorded(monkeypatch, "in_background")
     _app(directory, monkeypatch)  # the Replay page, drawn
     assert started == ["corpus-stats"]
     for page in ("leaderboard", "player"):
@@ -362,14 +363,7 @@ def test_only_what_if_reads_the_store_when_it_opens(
     memory, once; Corpus stats' count reads none: its queries keep their counts."""
     directory = tmp_path / "store"
     ingest([FIXTURES / "corpus"], directory)
-    reads: list[Filters] = []
-    real = store_page.read_tables
-
-    def reading(folder: str, filters: Filters) -> Any:
-        reads.append(filters)
-        return real(folder, filters)
-
-    monkeypatch.setattr(store_page, "read_tables", reading)
+    reads = _recorded(monkeypatch, "read_tables")
     _app(directory, monkeypatch)  # the Replay page
     key = manifest_key(str(directory))
     counted = stats._whole_store(str(directory), key).result(timeout=60)
