@@ -187,15 +187,14 @@ def count(tables: LazyTables, filters: Filters, collect: Collect) -> Counted | N
     groups and counts, never every row (a store's millions of games are counted where they
     lie); ``None`` when there is no game."""
     games, sides = tables.games, tables.side_hands
-    totals, hands, players, numbers = collect(
-        games.select(pl.len().alias("games"), pl.col("complete").sum().alias("complete")),
+    shown, hands, players = collect(
+        games.select("game", "complete"),
         sides.select(
             pl.len().alias("sides"), (pl.col("variant") == "four-player").sum().alias("four")
         ),
         player_plan(tables),
-        games.select("game"),
     )
-    if numbers.height == 0:
+    if shown.height == 0:
         return None
     if filters.players:
         players = players.filter(pl.col("player_key").is_in(filters.players))
@@ -213,11 +212,11 @@ def count(tables: LazyTables, filters: Filters, collect: Collect) -> Counted | N
             "chart_hand_points": figures.hand_points(points),
         }
     return Counted(
-        numbers.height,
-        int(totals.item(0, "complete")),
+        shown.height,
+        int(shown.get_column("complete").sum()),
         int(hands.item(0, "sides")) // 2,
         int(hands.item(0, "four")) // 2,
-        tuple(numbers.get_column("game").to_list()),
+        tuple(shown.get_column("game").to_list()),
         players,
         variants,
         charts,

@@ -235,7 +235,7 @@ class Store:
     def scan(self, table: str) -> pl.LazyFrame:
         """:meth:`table` as a lazy frame: the parts are read when a query of it is collected,
         and only the columns that query needs (a part that cannot be read then raises a
-        polars error or an ``OSError``: :func:`collect` names the store)."""
+        polars error or an ``OSError``: :meth:`collect` names the store)."""
         import polars as pl
 
         schema = schemas()[table]
