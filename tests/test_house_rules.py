@@ -389,6 +389,31 @@ def test_bots_only_make_legal_actions_under_every_option(
             assert "blind_nil" not in bids
 
 
+@pytest.mark.parametrize("rules", [Rules(), *HOUSE_RULES], ids=repr)
+def test_the_legal_bids_are_the_bids_no_rule_refuses(rules: Rules) -> None:
+    # legal_bids_of keeps the numbers of each partner's bid once (the scores decide only
+    # Blind Nil): what it lists is what bid_violation lets through, in the order asked
+    for variant in Variant:
+        for seat in variant.seats:
+            for partner in (None, BLIND_NIL, NIL, *range(1, 14)):
+                bids: list[int | None] = [None] * variant.seat_count
+                mate = variant.partner(seat)
+                if mate is not None:
+                    bids[mate] = partner
+                for scores in ((0, 0), (0, 120), (-200, 300), (310, -40)):
+                    for blind in (False, True):
+                        candidates = ((BLIND_NIL,) if blind else ()) + tuple(range(14))
+                        allowed = tuple(
+                            bid
+                            for bid in candidates
+                            if bid_violation(variant, rules, seat, bid, bids, scores) is None
+                        )
+                        assert (
+                            legal_bids_of(variant, rules, seat, bids, scores, blind=blind)
+                            == allowed
+                        )
+
+
 def test_closest_bid_keeps_to_the_legal_numbers() -> None:
     assert closest_bid((0, *range(5, 14)), 3) == 5
     assert closest_bid(tuple(range(1, 14)), 4) == 4

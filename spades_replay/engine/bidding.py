@@ -21,6 +21,7 @@ The worked example of ``min_team_bid: 4`` (Alex bids 2, Beth 3, Charlie, Alex's 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from spades_replay.engine.rules import Rules
@@ -89,14 +90,10 @@ def _partner_bid(variant: Variant, seat: Seat, bids: Sequence[Bid | None]) -> Bi
     return None if partner is None else bids[partner]
 
 
-def _team_short(
-    variant: Variant, rules: Rules, seat: Seat, bid: Bid, bids: Sequence[Bid | None]
-) -> bool:
-    """Whether ``bid``, as the second bid of its team, leaves the team below min_team_bid."""
-    if variant is Variant.TWO_PLAYER or not rules.min_team_bid:
-        return False
-    partner = _partner_bid(variant, seat, bids)
-    if partner is None:
+def _team_short(variant: Variant, rules: Rules, bid: Bid, partner: Bid | None) -> bool:
+    """Whether ``bid``, beside the partner's ``partner`` (``None``: not yet bid, or no
+    partner), leaves the team below min_team_bid."""
+    if variant is Variant.TWO_PLAYER or not rules.min_team_bid or partner is None:
         return False
     if _nil_like(bid) and _nil_like(partner):
         return False
@@ -117,9 +114,15 @@ def bid_violation(
             return Code.BID_BLIND_NIL_NOT_ALLOWED
         if not blind_nil_open(variant, rules, seat, scores):
             return Code.BID_BLIND_NIL_DEFICIT
-    elif bid == NIL and not rules.nil_allowed:
+    return _violation_beside(variant, rules, bid, _partner_bid(variant, seat, bids))
+
+
+def _violation_beside(variant: Variant, rules: Rules, bid: Bid, partner: Bid | None) -> Code | None:
+    """The rule ``bid`` breaks beside the partner's ``partner``, leaving aside what the
+    scores decide (Blind Nil's deficit)."""
+    if bid == NIL and not rules.nil_allowed:
         return Code.BID_NIL_NOT_ALLOWED
-    if _team_short(variant, rules, seat, bid, bids):
+    if _team_short(variant, rules, bid, partner):
         return Code.BID_MIN_TEAM_BID
     return None
 
@@ -135,10 +138,18 @@ def legal_bids_of(
 ) -> tuple[Bid, ...]:
     """Every bid ``seat`` may make now, Blind Nil first when ``blind`` (it is still a bid she
     can make: four-player bidding) and the rules allow it."""
-    candidates = ((BLIND_NIL,) if blind else ()) + NUMBERS
-    return tuple(
-        bid for bid in candidates if bid_violation(variant, rules, seat, bid, bids, scores) is None
-    )
+    numbers = _legal_numbers(variant, rules, _partner_bid(variant, seat, bids))
+    if blind and bid_violation(variant, rules, seat, BLIND_NIL, bids, scores) is None:
+        return (BLIND_NIL, *numbers)
+    return numbers
+
+
+@functools.lru_cache(maxsize=256)
+def _legal_numbers(variant: Variant, rules: Rules, partner: Bid | None) -> tuple[Bid, ...]:
+    """The numbers and Nil a seat may bid beside the partner's ``partner``: the same for
+    every seat, hand and score of a rule set (only Blind Nil depends on the scores), so
+    asked once for each (self-play asks at every bid)."""
+    return tuple(bid for bid in NUMBERS if _violation_beside(variant, rules, bid, partner) is None)
 
 
 def _standing(variant: Variant, seat: Seat, scores: Sequence[int]) -> str:
