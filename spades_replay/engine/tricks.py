@@ -265,8 +265,9 @@ def play_out(
     ``holdings`` are the seats' cards when play begins, ``leader`` leads the first trick, and
     ``plays`` are the cards in order (at most 13 per seat); ``spades_free`` lets a spade be
     led before spades are broken (``spades_must_be_broken`` false). Raises
-    :class:`IllegalActionError` (addressed ``("plays", i)``) at the first illegal card, from
-    :func:`check_play`, which says why and what was legal.
+    :class:`IllegalActionError` (addressed ``("plays", i)``) at the first illegal card (the
+    one :func:`play_violation` refuses), from :func:`check_play`, which says why and what was
+    legal.
 
     This is the engine's plain statement of the play rules: every card goes through
     :func:`check_play` and every trick through :func:`trick_winner`. Speed is the fast
@@ -282,16 +283,17 @@ def play_out(
     seat = leader
     for index, card in enumerate(plays):
         led = trick[0] // 13 if trick else None
-        check_play(
-            held[seat],
-            card,
-            led,
-            broken or spades_free,
-            seat=seat,
-            at=("plays", index),
-            trick=len(winners) + 1,
-            position=len(trick) + 1,
-        )
+        if play_violation(held[seat], card, led, broken or spades_free) is not None:
+            check_play(
+                held[seat],
+                card,
+                led,
+                broken or spades_free,
+                seat=seat,
+                at=("plays", index),
+                trick=len(winners) + 1,
+                position=len(trick) + 1,
+            )
         held[seat] &= ~(1 << card)
         broken = broken or card >= FIRST_SPADE
         trick.append(card)
