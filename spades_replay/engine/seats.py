@@ -43,6 +43,9 @@ class Variant(enum.StrEnum):
         self.seats = tuple(range(self.seat_count))
         self.cards_per_hand = 13 * self.seat_count
         self.sides_seats = ((0,), (1,)) if self.seat_count == 2 else ((0, 2), (1, 3))
+        self._orders = tuple(
+            tuple((start + i) % self.seat_count for i in self.seats) for start in self.seats
+        )
 
     def __repr__(self) -> str:
         return f"Variant({self.value!r})"
@@ -53,8 +56,7 @@ class Variant(enum.StrEnum):
 
     def seats_from(self, start: Seat) -> tuple[Seat, ...]:
         """Every seat in turn order, beginning with ``start``."""
-        n = self.seat_count
-        return tuple((start + i) % n for i in range(n))
+        return self._orders[start]
 
     def side_of(self, seat: Seat) -> Side:
         """The side (scoring unit) of ``seat``."""

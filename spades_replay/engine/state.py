@@ -318,8 +318,8 @@ def _moved(
 
 def _after_setup(state: HandState) -> HandState:
     """Move on from the draft, an exchange or the bidding to whatever comes next."""
-    queue = exchange_queue(state)
     if state.variant is Variant.TWO_PLAYER:
+        queue = exchange_queue(state)
         if queue:
             return _moved(state, Phase.EXCHANGE, queue[0])
         waiting = [seat for seat in bidding_order(state) if state.bids[seat] is None]
@@ -328,8 +328,10 @@ def _after_setup(state: HandState) -> HandState:
     elif None in state.bids:
         waiting = [seat for seat in bidding_order(state) if state.bids[seat] is None]
         return _moved(state, Phase.BIDDING, waiting[0])
-    elif queue:
-        return _moved(state, Phase.EXCHANGE, queue[0])
+    else:
+        queue = exchange_queue(state)
+        if queue:
+            return _moved(state, Phase.EXCHANGE, queue[0])
     leader = opening_leader(state.variant, state.rules, state.dealer, state.holdings)
     return _moved(state, Phase.PLAY, leader, leader)
 

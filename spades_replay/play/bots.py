@@ -8,6 +8,7 @@ A bot is asked for one action at a time by :func:`play_hand`; it sees the whole
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
@@ -144,10 +145,12 @@ def next_action(state: HandState, bots: list[Bot], rng: random.Random) -> Action
     return bots[seat].act(state, seat, rng)
 
 
+@functools.lru_cache(maxsize=1024)
 def closest_bid(options: tuple[int, ...], wanted: int) -> int:
     """The legal number of tricks nearest to ``wanted`` (the higher of two as near), so a bot
     keeps to house rules such as a team minimum: Nil and Blind Nil only when nothing else is
-    legal."""
+    legal. (Kept for each ``options`` and ``wanted``: a bot asks at every bid, and a rule set
+    has few lists of legal bids.)"""
     numbers = [bid for bid in options if bid > 0] or list(options)
     return min(numbers, key=lambda bid: (abs(bid - wanted), -bid))
 
