@@ -25,6 +25,7 @@ from spades_replay.engine.seats import Variant
 from spades_replay.engine.state import (
     HandState,
     Phase,
+    after_play,
     apply,
     apply_draws,
     apply_plays,
@@ -32,6 +33,7 @@ from spades_replay.engine.state import (
     start_four_player,
     start_two_player,
 )
+from spades_replay.engine.tricks import play_out, spades_open
 from spades_replay.errors import RulesError
 from spades_replay.play.bots import (
     Bot,
@@ -43,7 +45,7 @@ from spades_replay.play.bots import (
     next_action,
 )
 from spades_replay.play.recorder import Recorder
-from spades_replay.play.simulate import deal_of, roster, simulate_game
+from spades_replay.play.simulate import _card_play, deal_of, roster, simulate_game
 from spades_replay.record.io import dumps
 from spades_replay.replayer.validate import validate_bytes
 
@@ -192,6 +194,26 @@ def test_apply_plays_is_the_engine_one_card_at_a_time(
         return
     rest = cards[split:]
     assert _outcome(apply_plays, middle, rest) == _outcome(_one_at_a_time, middle, rest)
+
+
+@given(
+    variant=st.sampled_from(list(Variant)),
+    seed=st.integers(0, 2**32),
+    rules=RULES,
+    kinds=st.lists(st.sampled_from(["heuristic", "random"]), min_size=4, max_size=4),
+)
+def test_the_quick_card_play_is_the_outcome_the_engine_plays_out(
+    variant: Variant, seed: int, rules: Rules, kinds: list[str]
+) -> None:
+    """The recorder takes the quick loop's outcome of a hand's play unchecked: it is what the
+    engine's whole-hand statement of the play rules gives for the same cards, and the state
+    after it is the one the engine reaches one card at a time."""
+    rng = random.Random(seed)
+    state = _at_play(variant, rules, rng)
+    outcome = _card_play(state, _bots(variant, kinds, 0.0), rng)
+    spades_free = spades_open(rules, spades_broken=False)
+    assert outcome == play_out(state.holdings, state.turn, outcome.plays, spades_free=spades_free)
+    assert after_play(state, outcome) == _one_at_a_time(state, list(outcome.plays))
 
 
 def _draw_one_at_a_time(state: HandState, keeps: list[bool]) -> HandState:

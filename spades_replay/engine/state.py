@@ -57,6 +57,7 @@ from spades_replay.engine.setup import (
 )
 from spades_replay.engine.tricks import (
     FIRST_SPADE,
+    PlayOutcome,
     Trick,
     check_first_lead,
     check_play,
@@ -635,9 +636,21 @@ def apply_plays(state: HandState, cards: Sequence[Card]) -> HandState:
     outcome = play_out(
         state.holdings, leader, cards, spades_free=spades_open(state.rules, spades_broken=False)
     )
+    return after_play(state, outcome)
+
+
+def after_play(state: HandState, outcome: PlayOutcome) -> HandState:
+    """The state after the card play ``outcome`` holds, from ``state`` at the first card of
+    a hand's play: what :func:`apply_plays` gives once
+    :func:`~spades_replay.engine.tricks.play_out` has checked the cards. The outcome is taken
+    as it is, not checked again: it must come from the engine's rules, as ``play_out``'s
+    does, or a loop that plays only what :func:`~spades_replay.engine.tricks.legal_plays`
+    allows (the opening card first, where the rules name one) and gives each trick to the
+    card that :func:`~spades_replay.engine.tricks.beats` the others, as self-play's does."""
+    count = state.variant.seat_count
     tricks = outcome.tricks
     finished = len(outcome.winners)
-    playing = len(cards) - finished * count
+    playing = len(outcome.plays) - finished * count
     if playing:
         current = tricks[-1]
         tricks, trick, trick_leader = tricks[:-1], current.cards, current.leader

@@ -44,6 +44,7 @@ from spades_replay.engine.setup import check_deal, check_deck
 from spades_replay.engine.state import (
     HandState,
     Phase,
+    after_play,
     apply,
     apply_draws,
     apply_plays,
@@ -55,6 +56,7 @@ from spades_replay.engine.state import (
     start_four_player,
     start_two_player,
 )
+from spades_replay.engine.tricks import PlayOutcome
 from spades_replay.errors import Problem, RulesError, SpadesReplayError
 from spades_replay.record import models
 from spades_replay.record.io import dumps
@@ -317,6 +319,14 @@ class Recorder:
         except IllegalActionError as error:
             raise self._error(error) from None
         self._advance(hand, state)
+
+    def _played(self, outcome: PlayOutcome) -> None:
+        """The whole card play of the hand under way, as ``outcome`` holds it, taken without
+        checking it again (:func:`~spades_replay.engine.state.after_play`): only for self-play's
+        loop (:mod:`spades_replay.play.simulate`), which plays only the cards the engine's
+        rules allow; a recorder's callers play through :meth:`play_cards`, which checks."""
+        hand = self._current()
+        self._advance(hand, after_play(hand.state, outcome))
 
     def _finish(self, hand: _Hand) -> None:
         bids = tuple(bid if bid is not None else 0 for bid in hand.state.bids)

@@ -25,11 +25,12 @@ import orjson
 
 from spades_replay.engine.cards import DECK, Card
 from spades_replay.engine.rules import STANDARD, Rules
-from spades_replay.engine.seats import Variant
+from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.setup import turn_seat
 from spades_replay.engine.state import HandState, Phase
 from spades_replay.engine.tricks import (
     FIRST_SPADE,
+    PlayOutcome,
     beats,
     legal_plays,
     opening_card,
@@ -206,9 +207,10 @@ def _quick_hand(
 ) -> None:
     """Play the hand just started as :func:`next_action` would, action by action, with the
     same draws from ``rng``: the draft past its first two turns (where Blind Nil may still be
-    declared) and the card play are decided on plain values and handed to the recorder whole
-    (:meth:`Recorder.draw_turns`, :meth:`Recorder.play_cards`), which checks them by the
-    engine's rules; everything else goes one action at a time."""
+    declared) and the card play are decided on plain values and handed to the recorder whole:
+    the draft through :meth:`Recorder.draw_turns`, which checks it by the engine's rules, the
+    card play as the engine's outcome of it (:func:`_card_play`), which the recorder takes
+    as it is; everything else goes one action at a time."""
     state = recorder.state
     if state.phase is Phase.DRAFT:
         while len(state.draft) < 2:
@@ -224,22 +226,26 @@ def _quick_hand(
     while state.phase is not Phase.PLAY:
         recorder.act(next_action(state, seats, rng))
         state = recorder.state
-    recorder.play_cards(_card_play(state, bots, rng))
+    recorder._played(_card_play(state, bots, rng))
 
 
-def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> list[Card]:
+def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> PlayOutcome:
     """The 13 tricks of a hand from the start of its play, each card the bot's choice among
     those the engine's :func:`~spades_replay.engine.tricks.legal_plays` allows, each trick
-    won as the engine's :func:`~spades_replay.engine.tricks.beats` says."""
+    won as the engine's :func:`~spades_replay.engine.tricks.beats` says: the outcome the
+    engine's :func:`~spades_replay.engine.tricks.play_out` gives for these cards, which the
+    recorder takes without playing them out again."""
     variant, rules, bids = state.variant, state.rules, state.bids
     count = variant.seat_count
     held = list(state.holdings)
     won = [0] * count
-    leader = state.trick_leader
+    first = leader = state.trick_leader
     spades_may_lead = spades_open(rules, spades_broken=False)
+    broken = False
     opening = opening_card(variant, rules)
     choose = [bot.choose_card for bot in bots]
     plays: list[Card] = []
+    winners: list[Seat] = []
     for _ in range(13):
         trick: list[Card] = []
         seat = winning = leader
@@ -254,15 +260,16 @@ def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> li
             card = choose[seat](Play(variant, seat, legal, trick, leader, winning, bids, won), rng)
             held[seat] &= ~(1 << card)
             if card >= FIRST_SPADE:
-                spades_may_lead = True
+                spades_may_lead = broken = True
             if best < 0 or beats(card, best):
                 best, winning = card, seat
             trick.append(card)
             seat = (seat + 1) % count
         leader = winning
         won[leader] += 1
+        winners.append(leader)
         plays += trick
-    return plays
+    return PlayOutcome(tuple(plays), first, tuple(winners), tuple(won), tuple(held), broken)
 
 
 @dataclass(frozen=True, slots=True)
