@@ -279,8 +279,6 @@ EQUIVALENT: dict[str, str] = {
     f"{_ENGINE}state.x__draw__mutmut_67": _REBUILT,
     **{f"{_ENGINE}state.x_apply_draws__mutmut_{n}": _REBUILT for n in (102, 108, 109)},
     **{f"{_ENGINE}state.x_apply_draws__mutmut_{n}": _ONE_AT_A_TIME for n in (5, 8, 9)},
-    **{f"{_ENGINE}state.x_apply_plays__mutmut_{n}": _ONE_AT_A_TIME for n in (2, 9)},
-    f"{_ENGINE}state.x_apply_plays__mutmut_64": _FALSY,
     f"{_ENGINE}tricks.x_strict_legal_plays__mutmut_3": _FALSY,
     f"{_ENGINE}state.x_legal_plays__mutmut_14": _CLUB_TWO,
     f"{_ENGINE}tricks.x_opening_leader__mutmut_8": _CLUB_TWO,
@@ -296,10 +294,6 @@ EQUIVALENT: dict[str, str] = {
     ),
     f"{_ENGINE}bidding.x__standing__mutmut_17": (
         ">= for > once a gap of 0 has been told apart: the same for every other gap"
-    ),
-    f"{_ENGINE}bidding.x__team_short__mutmut_1": (
-        "and for or: under a min_team_bid of 0 no team's bids fall short, and a two-player seat"
-        " has no partner, so the answer stays no"
     ),
     f"{_ENGINE}cards.x_cards_of__mutmut_4": (
         "every byte looked up, the empty ones too: an empty byte's entry holds no card"
