@@ -166,7 +166,7 @@ def render() -> None:
     """Draw the page: the game, the view and the spoiler-free switch on one row, a line on
     the game, then the board."""
     context = current()
-    picking, viewing, spoiling = st.columns([5, 3, 1])
+    picking, viewing, spoiling = st.columns([5, 3, 1.6])
     with picking:
         picked = pick_game(context)
     if picked is None:

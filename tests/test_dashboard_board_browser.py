@@ -464,6 +464,13 @@ def test_the_table_and_the_controls_fit_the_screen(
             assert suits
             assert max(tall for tall, _ in suits) < 32, (moment, suits)
             assert all(inside for _, inside in suits), (moment, suits)
+            # the switches above the board say their whole names, never cut to "Spo..."
+            label = page.get_by_text("Spoiler-free", exact=True)
+            cut = label.evaluate(
+                """text => [text, text.parentElement, text.parentElement.parentElement]
+                    .some(node => node.scrollWidth > node.clientWidth + 1)"""
+            )
+            assert not cut, moment
             browser.screenshot(f"board-{game}-{width}x{height}-{moment}")
         if width < 1000:
             page.get_by_role("button", name="Next action (→)").click()
