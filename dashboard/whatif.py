@@ -32,7 +32,7 @@ from .widgets import Context, current, pick_game
 
 SCORING_ROWS = tuple(OPTION[name] for name in SCORING_OPTIONS)
 """The options a what-if may change, each with its widget, in the option table's order."""
-COLUMNS = 3
+COLUMNS = 2
 
 
 def page() -> StreamlitPage:
