@@ -18,19 +18,22 @@ from .support.browser import Browser
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the scripts import their shared pages module
 
 
-def benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_run", ROOT / "benchmarks" / "run.py")
+def script(name: str) -> ModuleType:
+    """The benchmark script ``benchmarks/NAME.py``, imported as ``bench_NAME``."""
+    spec = importlib.util.spec_from_file_location(
+        f"bench_{name}", ROOT / "benchmarks" / f"{name}.py"
+    )
     assert spec is not None
     assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_run"] = module
+    sys.modules[f"bench_{name}"] = module
     spec.loader.exec_module(module)
     return module
 
 
 @pytest.mark.slow
 def test_every_stage_runs_and_the_report_renders() -> None:
-    run = benchmark()
+    run = script("run")
     lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[:3]
     figures = run.stage_figures(lines, 1)
     assert set(figures) == {
@@ -80,12 +83,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
 
 @pytest.mark.slow
 def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "benchmarks" / "store.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_store"] = module
-    spec.loader.exec_module(module)
+    module = script("store")
     from spades_replay.store.ingest import ingest
     from spades_replay.store.read import Store
     from spades_replay.store.sql import run
@@ -117,18 +115,8 @@ def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -
     assert module.query_figures(tmp_path / "store")["query_alone_s"] > 0
 
 
-def board_benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_board", ROOT / "benchmarks" / "board.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_board"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_board_benchmark_report_renders() -> None:
-    module = board_benchmark()
+    module = script("board")
     assert module.percentile([float(value) for value in range(1, 101)], 0.95) == 95.0
     assert module.percentile([3.0], 0.95) == 3.0
     results = {
@@ -246,12 +234,7 @@ def test_the_memory_benchmark_measures_and_renders(
 ) -> None:
     import gzip
 
-    spec = importlib.util.spec_from_file_location("bench_memory", ROOT / "benchmarks" / "memory.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_memory"] = module
-    spec.loader.exec_module(module)
+    module = script("memory")
     monkeypatch.setattr(module, "OUT", tmp_path)
     bomb = module.bomb(100_003)
     assert gzip.decompress(bomb.read_bytes()) == b"{}\n" * 100_003
@@ -278,22 +261,12 @@ def test_the_memory_benchmark_measures_and_renders(
     assert "3,000 lines of `{}`" in text
 
 
-def _store_benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_store", ROOT / "benchmarks" / "store.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_store"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_the_store_benchmark_repeats_simulated_games_under_their_own_ids(tmp_path: Path) -> None:
     from spades_replay.engine.seats import Variant
     from spades_replay.play.simulate import CorpusSpec, simulate_corpus
     from spades_replay.replayer.validate import validate_bytes
 
-    module = _store_benchmark()
+    module = script("store")
     whole = CorpusSpec(Variant.TWO_PLAYER, 7, 301)
     simulated = list(simulate_corpus(CorpusSpec(Variant.TWO_PLAYER, 3, 301)))
     module.repeat(whole, simulated, tmp_path / "games.jsonl")
@@ -330,7 +303,7 @@ STORE_RESULTS = {
 
 
 def test_the_store_benchmark_reports_the_warm_views_against_their_targets() -> None:
-    module = _store_benchmark()
+    module = script("store")
     results = {
         **STORE_RESULTS,
         "browser": {
@@ -360,7 +333,7 @@ def test_the_board_benchmark_times_the_board_painted_in_the_page(
     # the script the benchmark installs finds the board's table wherever the component draws
     # it, and notes a time once it is painted; in a page of its own, so that nothing else
     # runs it
-    module = board_benchmark()
+    module = script("board")
     page = browser.page.context.new_page()
     try:
         page.add_init_script(f"({module.PAINTED})({json.dumps(module.BOARD_SELECTOR)})")
