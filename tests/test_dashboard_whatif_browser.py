@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from .support.browser import Browser, playwright, plots_drew
+from .support.browser import Browser, cut_short, playwright, plots_drew
 
 pytestmark = pytest.mark.browser
 
@@ -31,12 +31,7 @@ def test_whatif_rescores_the_game_and_the_corpus(server: str, browser: Browser) 
     expect(legend).to_be_visible()
     assert page.locator('a[href*="evil.example"]').count() == 0
     # every scoring option says its whole name, the longest (four-player's) too
-    label = page.get_by_text("A failed Nil's tricks help her partner (four-player)", exact=True)
-    cut = label.evaluate(
-        """text => [text, text.parentElement, text.parentElement.parentElement]
-            .some(node => node.scrollWidth > node.clientWidth + 1)"""
-    )
-    assert not cut
+    assert not cut_short(page, "A failed Nil's tricks help her partner (four-player)")
 
     target = page.get_by_label("Target score", exact=True)
     target.fill("200")

@@ -259,3 +259,15 @@ def titles_clear(page: Any) -> None:
         legends = plot.locator("g.legend")
         if legends.count():
             assert _overlap(title, _box(legends.first)) is False, index
+
+
+def cut_short(page: Any, text: str) -> bool:
+    """Whether the label that reads ``text`` is cut short on the page (ended with "..."
+    where its box is narrower than the words): it, or either of the two boxes around it,
+    overflows."""
+    return bool(
+        page.get_by_text(text, exact=True).evaluate(
+            """label => [label, label.parentElement, label.parentElement.parentElement]
+                .some(node => node.scrollWidth > node.clientWidth + 1)"""
+        )
+    )
