@@ -2,8 +2,8 @@
 ``streamlit run dashboard/app.py [-- PATH...]``, or on a store: ``-- --store DIR``.
 
 It builds the frame: page config, the watcher of page changes (:mod:`.leaving`), the shared
-sidebar (which loads the data), and the navigation between the pages; each page is a module
-of its own. The address is read before
+sidebar (which loads the data, and draws its widgets once the page is drawn), and the
+navigation between the pages; each page is a module of its own. The address is read before
 the page runs and written after it (:mod:`.urlstate`).
 """
 
@@ -29,12 +29,12 @@ urlstate.arrive()
 leaving.watch()
 store = store_path(sys.argv, __file__)
 if store is not None:
-    context = sidebar.render_store(store)
-    stats.prefetch(context)
-    whatif.prefetch(context)
+    shared = sidebar.render_store(store)
+    stats.prefetch(shared.context)
+    whatif.prefetch(shared.context)
 else:
-    sidebar.render(data_paths(sys.argv, __file__))
-st.navigation(
+    shared = sidebar.render(data_paths(sys.argv, __file__))
+pages = st.navigation(
     [
         replay.page(),
         charts.page(),
@@ -44,5 +44,13 @@ st.navigation(
         whatif.page(),
         validate.page(),
     ]
-).run()
+)
+try:
+    pages.run()
+except Exception:
+    # a run that ends without drawing a widget lets its value go: a page that fails keeps
+    # the uploads and the filters
+    shared.draw()
+    raise
+shared.draw()
 urlstate.publish()

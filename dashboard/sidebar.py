@@ -1,10 +1,18 @@
 """The sidebar every page shares: where the data comes from (the paths given, uploads, or a
 store), what was left out, and the filters. It builds the :class:`~.widgets.Context` of the
-run."""
+run.
+
+Its widgets are drawn after the page (:class:`Sidebar`): the context is built from their
+values in the session (those of the run before, or the defaults), and the page's own
+elements reach the browser first. The upload widget and the filters' select boxes cost the
+browser a tenth of a second or more to draw; drawn before the page, the board waited for
+them.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -19,11 +27,23 @@ from spades_replay.store.layout import StoreError
 from . import store, validate
 from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, not_records, scan
 from .markup import md, plain
-from .selection import Filters, apply, game_numbers, offered
+from .selection import Filters, Offered, apply, game_numbers, offered
 from .widgets import CONTEXT, Context, admit, opened_uploads
 
 UPLOAD_TYPES = ["json", "jsonl", "ndjson", "gz"]
 """What the upload widgets take: records, corpora, and either gzip-compressed."""
+UPLOAD_KEY = "sidebar_upload"
+"""The sidebar's upload widget."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sidebar:
+    """What the sidebar set up for the run: the page's context, and the drawing of the
+    sidebar's widgets and of what it says about the data, which the entry script calls once
+    the page is drawn (the context was built from the widgets' values in the session)."""
+
+    context: Context
+    draw: Callable[[], None]
 
 
 def _known(key: str, options: list[str]) -> list[str]:
@@ -33,6 +53,11 @@ def _known(key: str, options: list[str]) -> list[str]:
     value = st.session_state[key]
     st.session_state[key] = [item for item in value if item in options]
     return [item for item in value if item not in options]
+
+
+def _chosen(key: str) -> tuple[str, ...]:
+    """The session's value of the multiselect ``key`` (none chosen before it is drawn)."""
+    return tuple(st.session_state.get(key, ()))
 
 
 PLAYER_COLUMNS = ("player_key", "player", "variant", "rules")
@@ -49,41 +74,57 @@ def seat_players(seats: pl.DataFrame, games: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _filters(sidebar: DeltaGenerator, games: pl.DataFrame, players: pl.DataFrame) -> Filters:
-    """The filter widgets, each offering only what the filters above it leave (a variant's
-    rule sets, the players of those games); what they select. A choice the filters above
-    now exclude is let go, and the sidebar says so."""
-    sidebar.header("Filters")
+@dataclass(frozen=True, slots=True)
+class _Choices:
+    """What the filter widgets offer, each only what the filters above it leave (a
+    variant's rule sets, the players of those games), what they hold, and the choices let
+    go as the filters above now exclude them."""
+
+    offered: Offered
+    filters: Filters
+    dropped: list[str]
+
+
+def _choices(games: pl.DataFrame, players: pl.DataFrame) -> _Choices:
+    """The filters' options and the session's choices among them (:class:`_Choices`)."""
     every = offered(games, players, Filters())
     _known("f_variant", every.variants)
-    variants = tuple(
-        sidebar.multiselect("Variant", every.variants, key="f_variant", placeholder="all")
-    )
+    variants = _chosen("f_variant")
     step = offered(games, players, Filters(variants))
     dropped = [rules_caption(label) for label in _known("f_rules", step.rules)]
-    rules = tuple(
-        sidebar.multiselect(
-            "Rules",
-            step.rules,
-            key="f_rules",
-            placeholder="all",
-            format_func=rules_caption,
-            help="Only the rule sets of the variants chosen.",
-        )
+    rules = _chosen("f_rules")
+    narrowest = offered(games, players, Filters(variants, rules))
+    dropped += [every.players.get(key, key) for key in _known("f_player", list(narrowest.players))]
+    return _Choices(
+        Offered(every.variants, step.rules, narrowest.players),
+        Filters(variants, rules, _chosen("f_player")),
+        dropped,
     )
-    step = offered(games, players, Filters(variants, rules))
-    dropped += [every.players.get(key, key) for key in _known("f_player", list(step.players))]
-    chosen = sidebar.multiselect(
+
+
+def _draw_filters(sidebar: DeltaGenerator, choices: _Choices) -> None:
+    """The filter widgets, holding :func:`_choices`'s values; a choice let go is said."""
+    sidebar.header("Filters")
+    sidebar.multiselect("Variant", choices.offered.variants, key="f_variant", placeholder="all")
+    sidebar.multiselect(
+        "Rules",
+        choices.offered.rules,
+        key="f_rules",
+        placeholder="all",
+        format_func=rules_caption,
+        help="Only the rule sets of the variants chosen.",
+    )
+    sidebar.multiselect(
         "Player",
-        list(step.players),
+        list(choices.offered.players),
         key="f_player",
-        format_func=step.players.__getitem__,
+        format_func=choices.offered.players.__getitem__,
         placeholder="all",
         help="Only the players of the games the variant and rules leave.",
     )
-    if dropped:
-        sidebar.caption(md(f"Let go, as the filters above exclude them: {', '.join(dropped)}", 500))
-    return Filters(variants, rules, tuple(chosen))
+    if choices.dropped:
+        dropped = ", ".join(choices.dropped)
+        sidebar.caption(md(f"Let go, as the filters above exclude them: {dropped}", 500))
 
 
 def _in_order(games: pl.DataFrame) -> pl.DataFrame:
@@ -95,20 +136,28 @@ def _in_order(games: pl.DataFrame) -> pl.DataFrame:
     return kinds.sort(pl.col("variant").cast(order), maintain_order=True)
 
 
-def _uploads(sidebar: DeltaGenerator) -> dict[str, Upload]:
-    """The upload widget; the uploads (with those opened from the Validate page)."""
-    files = sidebar.file_uploader(
+def _uploads(notes: list[str]) -> dict[str, Upload]:
+    """The upload widget's files in the session, with those opened from the Validate page;
+    what is left unread is said in ``notes``."""
+    files = st.session_state.get(UPLOAD_KEY)
+    uploads = {upload.digest: upload for upload in admit(files, UPLOAD_KEY, notes.append)}
+    uploads.update(opened_uploads())
+    return uploads
+
+
+def _draw_uploader(sidebar: DeltaGenerator, notes: list[str]) -> None:
+    """The upload widget, and what it left unread (``notes``)."""
+    sidebar.file_uploader(
         "Add records",
         type=UPLOAD_TYPES,
         accept_multiple_files=True,
-        key="sidebar_upload",
+        key=UPLOAD_KEY,
         max_upload_size=UPLOAD_BYTES >> 20,
         help=f"Records, .jsonl corpora or either gzipped, up to {UPLOAD_BYTES >> 20} MiB each; "
         "read in memory only.",
     )
-    uploads = {upload.digest: upload for upload in admit(files, "sidebar_upload", sidebar)}
-    uploads.update(opened_uploads())
-    return uploads
+    for note in notes:
+        sidebar.warning(note)
 
 
 def _after(frame: pl.DataFrame, count: int) -> pl.DataFrame:
@@ -127,9 +176,9 @@ def _left_out(sidebar: DeltaGenerator, invalid: int, others: Sequence[RecordRepo
         sidebar.caption(md(f"Not records, skipped: {names}{more}", 300))
 
 
-def render_store(directory: str) -> Context:
-    """Draw the sidebar of a store: nothing is replayed; the filters are asked of it.
-    Uploads are read as usual and numbered after the store's games."""
+def render_store(directory: str) -> Sidebar:
+    """The sidebar of a store: nothing is replayed; the filters are asked of it. Uploads
+    are read as usual and numbered after the store's games."""
     sidebar = st.sidebar
     sidebar.header("Data")
     sidebar.caption("The store")
@@ -144,18 +193,11 @@ def render_store(directory: str) -> Context:
         sidebar.error(md(f"cannot open the store {directory}: {message}", 1000))
         st.stop()
         raise
-    uploads = _uploads(sidebar)
+    notes: list[str] = []
+    uploads = _uploads(notes)
     extra = load(Scan((), ()), list(uploads.values()))
     count = view.games.height
     games = pl.concat([view.games.select(list(GAME_SCHEMA)), _after(extra.tables.games, count)])
-    hands = view.complete_hands + extra.tables.side_hands.height // 2
-    sidebar.markdown(f"**{games.height}** valid game(s), **{hands}** complete hand(s)")
-    others = not_records(store.invalid_reports(directory, key)) if view.invalid else ()
-    _left_out(sidebar, view.invalid + len(extra.invalid), (*others, *not_records(extra.invalid)))
-    for message in view.unread:
-        sidebar.error(md(message, 500))
-    for problem in extra.problems:
-        sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
     seats = pl.concat(
         [view.players.select("player_key", "player"), extra.seats.select("player_key", "player")]
     )
@@ -163,7 +205,8 @@ def render_store(directory: str) -> Context:
         PLAYER_COLUMNS
     )
     kinds = pl.concat([view.kinds, extra.tables.games.select("variant", "rules")])
-    filters = _filters(sidebar, _in_order(kinds), players)
+    choices = _choices(_in_order(kinds), players)
+    filters = choices.filters
     kept = games
     if filters.active:
         numbers = store.game_numbers(directory, key, filters)
@@ -188,11 +231,26 @@ def render_store(directory: str) -> Context:
     shown = Tables(tables.seat_hands, tables.side_hands, kept)
     context = Context((), loaded, filters, shown, uploads, view)
     st.session_state[CONTEXT] = context
-    return context
+
+    def draw() -> None:
+        _draw_uploader(sidebar, notes)
+        hands = view.complete_hands + extra.tables.side_hands.height // 2
+        sidebar.markdown(f"**{games.height}** valid game(s), **{hands}** complete hand(s)")
+        others = not_records(store.invalid_reports(directory, key)) if view.invalid else ()
+        invalid = view.invalid + len(extra.invalid)
+        _left_out(sidebar, invalid, (*others, *not_records(extra.invalid)))
+        for message in view.unread:
+            sidebar.error(md(message, 500))
+        for problem in extra.problems:
+            sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
+        _draw_filters(sidebar, choices)
+
+    return Sidebar(context, draw)
 
 
-def render(paths: tuple[str, ...]) -> Context:
-    """Draw the sidebar, load what it names, and keep the context for the page."""
+def render(paths: tuple[str, ...]) -> Sidebar:
+    """The sidebar of the records under ``paths`` (and the uploads): load them, and keep
+    the context for the page."""
     sidebar = st.sidebar
     sidebar.header("Data")
     if paths:
@@ -200,17 +258,22 @@ def render(paths: tuple[str, ...]) -> Context:
         sidebar.text("\n".join(plain(path, len(path)) for path in paths), wrap=True)
     else:
         sidebar.caption("No path given: upload records below.")
-    uploads = _uploads(sidebar)
+    notes: list[str] = []
+    uploads = _uploads(notes)
     loaded = load(scan(paths), list(uploads.values()))
-
     games = loaded.tables.games
-    hands = loaded.tables.side_hands.height // 2
-    sidebar.markdown(f"**{len(loaded.refs)}** valid game(s), **{hands}** complete hand(s)")
-    _left_out(sidebar, len(loaded.invalid), not_records(loaded.invalid))
-    for problem in loaded.problems:
-        sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
-
-    filters = _filters(sidebar, _in_order(games), seat_players(loaded.seats, games))
+    choices = _choices(_in_order(games), seat_players(loaded.seats, games))
+    filters = choices.filters
     context = Context(paths, loaded, filters, apply(loaded.tables, loaded.seats, filters), uploads)
     st.session_state[CONTEXT] = context
-    return context
+
+    def draw() -> None:
+        _draw_uploader(sidebar, notes)
+        hands = loaded.tables.side_hands.height // 2
+        sidebar.markdown(f"**{len(loaded.refs)}** valid game(s), **{hands}** complete hand(s)")
+        _left_out(sidebar, len(loaded.invalid), not_records(loaded.invalid))
+        for problem in loaded.problems:
+            sidebar.error(f"{md(problem.message, 500)} `{problem.code}`")
+        _draw_filters(sidebar, choices)
+
+    return Sidebar(context, draw)

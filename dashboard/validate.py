@@ -146,7 +146,7 @@ def render() -> None:
         max_upload_size=UPLOAD_BYTES >> 20,
     )
     shown: dict[str, str] = {}
-    for upload in admit(files, "upload", st):
+    for upload in admit(files, "upload", st.warning):
         if upload.digest in shown:
             st.info(
                 f"**{md(upload.name, 200)}** holds the same bytes as "

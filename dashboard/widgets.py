@@ -12,7 +12,7 @@ stays listed in the picker whatever page of a large store's games the picker sho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -113,13 +113,16 @@ def _held_elsewhere(key: str) -> int:
     return held
 
 
-def admit(files: Sequence[UploadedFile] | None, key: str, where: Any) -> list[Upload]:
+def admit(
+    files: Sequence[UploadedFile] | None, key: str, warn: Callable[[str], object]
+) -> list[Upload]:
     """The uploads of widget ``key`` that the session may hold: at most
     :data:`UPLOAD_FILES` files, and bytes up to :data:`SESSION_UPLOAD_BYTES` with those held
-    elsewhere. Whatever is left unread is said on ``where`` (the sidebar, or the page)."""
+    elsewhere. Whatever is left unread is said to ``warn`` (the page's ``st.warning``, or
+    the sidebar's notes)."""
     chosen = list(files or [])
     if len(chosen) > UPLOAD_FILES:
-        where.warning(
+        warn(
             f"{len(chosen)} files in one upload: the first {UPLOAD_FILES} are read. Remove "
             "some to read the others."
         )
@@ -128,7 +131,7 @@ def admit(files: Sequence[UploadedFile] | None, key: str, where: Any) -> list[Up
     uploads = []
     for file in chosen:
         if held + file.size > SESSION_UPLOAD_BYTES:
-            where.warning(
+            warn(
                 f"**{md(file.name, 200)}** left unread: a session holds at most "
                 f"{SESSION_UPLOAD_BYTES >> 20} MiB of uploads, and {held / 2**20:.1f} MiB "
                 "are held. Remove some uploads to read it."
