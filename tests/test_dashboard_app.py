@@ -19,6 +19,7 @@ import orjson
 import polars as pl
 import pytest
 from spades_replay.dashboard import data as dashboard_data
+from spades_replay.dashboard import replay as dashboard_replay
 from spades_replay.dashboard.markup import card_md, md
 from streamlit.testing.v1 import AppTest
 
@@ -450,6 +451,30 @@ def test_the_sidebar_upload_adds_games_to_every_page(app: AppTest) -> None:
     pick_game(app, "[evil](https://evil.example)")
     assert app.selectbox(key="view").options[1].startswith(f"Seat 0: {HOSTILE_NAME}'s view")
     assert HOSTILE_NAME in app.multiselect(key="f_player").options
+
+
+def test_a_page_that_fails_keeps_the_sidebars_uploads_and_filters(
+    app: AppTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the sidebar's widgets are drawn after the page: a page that raises must still draw
+    # them, or the session would let their values go
+    run_app(app.file_uploader(key="sidebar_upload").set_value(("e.json", VALID, "text/json")))
+    run_app(app.multiselect(key="f_variant").select("two-player"))
+    counted = app.sidebar.markdown[0].value
+
+    def fails() -> None:
+        raise RuntimeError("the page failed")
+
+    monkeypatch.setattr(dashboard_replay, "render", fails)
+    app.run()
+    assert [exception.value for exception in app.exception] == ["the page failed"]
+    assert app.sidebar.multiselect(key="f_variant").value == ["two-player"]
+    assert app.sidebar.markdown[0].value == counted
+    monkeypatch.undo()
+    run_app(app)
+    assert app.sidebar.markdown[0].value == counted
+    assert app.multiselect(key="f_variant").value == ["two-player"]
+    assert all("two-player" in label for label in app.selectbox(key="game").options)
 
 
 def test_paths_that_cannot_be_read_are_reported(
