@@ -3,10 +3,9 @@ store), what was left out, and the filters. It builds the :class:`~.widgets.Cont
 run.
 
 Its widgets are drawn after the page (:class:`Sidebar`): the context is built from their
-values in the session (those of the run before, or the defaults), and the page's own
-elements reach the browser first. The upload widget and the filters' select boxes cost the
-browser a tenth of a second or more to draw; drawn before the page, the board waited for
-them.
+values in the session (those of the run before, or the defaults), so that the page's own
+elements, the Replay page's board first of all, reach the browser before the upload widget
+and the filters' select boxes, whose scripts the browser loads and runs as they first show.
 """
 
 from __future__ import annotations
