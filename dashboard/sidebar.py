@@ -27,12 +27,14 @@ from . import store, validate
 from .data import UPLOAD_BYTES, GameRef, Loaded, Scan, Upload, load, not_records, scan
 from .markup import md, plain
 from .selection import Filters, Offered, apply, game_numbers, offered
-from .widgets import CONTEXT, Context, admit, opened_uploads
-
-UPLOAD_TYPES = ["json", "jsonl", "ndjson", "gz"]
-"""What the upload widgets take: records, corpora, and either gzip-compressed."""
-UPLOAD_KEY = "sidebar_upload"
-"""The sidebar's upload widget."""
+from .widgets import (
+    CONTEXT,
+    SIDEBAR_UPLOAD,
+    UPLOAD_TYPES,
+    Context,
+    admit,
+    opened_uploads,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,8 +140,8 @@ def _in_order(games: pl.DataFrame) -> pl.DataFrame:
 def _uploads(notes: list[str]) -> dict[str, Upload]:
     """The upload widget's files in the session, with those opened from the Validate page;
     what is left unread is said in ``notes``."""
-    files = st.session_state.get(UPLOAD_KEY)
-    uploads = {upload.digest: upload for upload in admit(files, UPLOAD_KEY, notes.append)}
+    files = st.session_state.get(SIDEBAR_UPLOAD)
+    uploads = {upload.digest: upload for upload in admit(files, SIDEBAR_UPLOAD, notes.append)}
     uploads.update(opened_uploads())
     return uploads
 
@@ -150,7 +152,7 @@ def _draw_uploader(sidebar: DeltaGenerator, notes: list[str]) -> None:
         "Add records",
         type=UPLOAD_TYPES,
         accept_multiple_files=True,
-        key=UPLOAD_KEY,
+        key=SIDEBAR_UPLOAD,
         max_upload_size=UPLOAD_BYTES >> 20,
         help=f"Records, .jsonl corpora or either gzipped, up to {UPLOAD_BYTES >> 20} MiB each; "
         "read in memory only.",

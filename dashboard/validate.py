@@ -16,7 +16,7 @@ from .data import UPLOAD_BYTES, Loaded, Upload, check_upload, not_records
 from .markup import legal_text, md, plain
 from .selection import game_labels
 from .store import StoreView, invalid_reports
-from .widgets import admit, current, open_upload
+from .widgets import UPLOAD_TYPES, admit, current, open_upload
 
 SHOWN = 20
 """How many invalid records of one upload are shown one by one (the table lists them all)."""
@@ -140,7 +140,7 @@ def render() -> None:
     )
     files = st.file_uploader(
         "Records to check",
-        type=["json", "jsonl", "ndjson", "gz"],
+        type=UPLOAD_TYPES,
         accept_multiple_files=True,
         key="upload",
         max_upload_size=UPLOAD_BYTES >> 20,

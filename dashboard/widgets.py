@@ -91,8 +91,12 @@ UPLOAD_FILES = 20
 SESSION_UPLOAD_BYTES = 4 * UPLOAD_BYTES
 """The most bytes of uploads one session holds (both upload widgets, and the uploads opened
 from the Validate page): beyond it, files are left unread, with a message."""
-UPLOAD_WIDGETS = ("sidebar_upload", "upload")
+SIDEBAR_UPLOAD = "sidebar_upload"
+"""The key of the sidebar's upload widget."""
+UPLOAD_WIDGETS = (SIDEBAR_UPLOAD, "upload")
 """The keys of the upload widgets (the sidebar's, the Validate page's)."""
+UPLOAD_TYPES = ["json", "jsonl", "ndjson", "gz"]
+"""What the upload widgets take: records, corpora, and either gzip-compressed."""
 
 
 def upload_of(file: UploadedFile) -> Upload:
