@@ -95,10 +95,16 @@ def _open(page: Any, label: str) -> Any:
     return options
 
 
-def _choose(page: Any, label: str, option: str) -> None:
-    """Pick ``option`` in the sidebar's multiselect ``label``."""
-    _open(page, label).filter(has_text=option).first.click()
-    page.keyboard.press("Escape")
+def _choose(browser: Browser, label: str, option: str) -> None:
+    """Pick ``option`` in the sidebar's multiselect ``label``, and wait for the run that
+    draws the page and the filters again."""
+    page = browser.page
+
+    def pick() -> None:
+        _open(page, label).filter(has_text=option).first.click()
+        page.keyboard.press("Escape")
+
+    browser.rerun(pick)
 
 
 def _options(page: Any, label: str) -> list[str]:
@@ -113,8 +119,7 @@ def test_the_filters_narrow_each_other(server: str, browser: Browser) -> None:
     browser.settled()
     everyone = _options(page, "Player")
     assert "Megan (heuristic-megan)" in everyone
-    _choose(page, "Variant", "four-player")
-    browser.settled()
+    _choose(browser, "Variant", "four-player")
     expect(page.get_by_text("four-player").first).to_be_visible()
     four = _options(page, "Player")
     assert "Megan (heuristic-megan)" not in four

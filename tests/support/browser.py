@@ -15,7 +15,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -166,6 +166,28 @@ class Browser:
         app = self.page.get_by_test_id("stApp")
         playwright().expect(app).to_have_attribute("data-test-script-state", "notRunning")
         return self.page
+
+    def rerun(self, action: Callable[[], object]) -> Any:
+        """Do ``action``, which asks the app for a run, and wait until that run has finished.
+        Waiting for the script to be at rest alone can pass before the run begins: what the
+        action changed in the browser (a chosen option's chip, say) shows at once, and the
+        page's next read finds the elements of the run before, or loses them to the run."""
+        app = self.page.get_by_test_id("stApp")
+        app.evaluate(
+            """app => {
+                window.spadesReplayRunWatch?.disconnect();
+                window.spadesReplayRuns = 0;
+                window.spadesReplayRunWatch = new MutationObserver(changes => {
+                    window.spadesReplayRuns += changes.length;
+                });
+                window.spadesReplayRunWatch.observe(app, {
+                    attributeFilter: ["data-test-script-state"],
+                });
+            }"""
+        )
+        action()
+        self.page.wait_for_function("() => window.spadesReplayRuns > 0")
+        return self.settled()
 
     def screenshot(self, name: str) -> None:
         """Save a screenshot of the page as it is now."""
