@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import streamlit as st
 from spades_replay.dashboard import selection, stats, whatif
 from spades_replay.dashboard import store as store_page
 from spades_replay.dashboard.markup import md
@@ -94,6 +95,7 @@ def test_a_damaged_store_is_reported_in_the_sidebar(
 def test_the_replay_page_opens_on_a_store_without_replaying_the_corpus(
     store: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    st.cache_data.clear()  # a replay cached by an earlier test of this process is not read
     reads: list[str] = []
     real = validate.check_bytes
 
