@@ -24,7 +24,7 @@ from spades_replay.play.simulate import CorpusSpec, write_corpus
 from spades_replay.plumbing import corpus
 from spades_replay.plumbing.corpus import Task, read_at
 from spades_replay.replayer import validate
-from spades_replay.store.ingest import Settings, ingest
+from spades_replay.store.ingest import PART_PIECES, Settings, ingest
 from spades_replay.store.layout import MANIFEST, STORE_VERSION, StoreError, StoreLock
 from spades_replay.store.read import Store
 from spades_replay.store.sql import run
@@ -518,8 +518,9 @@ def test_query_views_number_games_as_stats(fixtures_store: Path) -> None:
 @pytest.mark.slow
 def test_the_store_is_the_same_whatever_the_jobs_and_chunks(tmp_path: Path) -> None:
     """Large corpora are cut into byte ranges read by worker processes: the tables do not
-    change (lines, offsets and game numbers run on across the ranges)."""
-    make_corpus(tmp_path / "corpus", files=2, games=6)
+    change (lines, offsets and game numbers run on across the ranges, and across the part
+    files, each holding the rows of PART_PIECES of them)."""
+    make_corpus(tmp_path / "corpus", files=2, games=12)
     ingest([tmp_path / "corpus"], tmp_path / "one")
     ingest([tmp_path / "corpus"], tmp_path / "cut", jobs=2, chunk_bytes=9000)
     one, cut = snapshot(tmp_path / "one"), snapshot(tmp_path / "cut")
@@ -528,6 +529,27 @@ def test_the_store_is_the_same_whatever_the_jobs_and_chunks(tmp_path: Path) -> N
     assert cut[1] == one[1]
     parts = Store.open(tmp_path / "cut").manifest.sources[0].parts["games"]
     assert len(parts) > 1
+
+
+def test_a_part_file_holds_the_rows_of_part_pieces_pieces(tmp_path: Path) -> None:
+    """A file read in pieces of one record each (its records are longer than a range, and
+    a range where no line starts holds none): its rows are written every PART_PIECES pieces
+    that hold a record, the last part holding what is left, and the tables are those of one
+    piece."""
+    make_corpus(tmp_path / "corpus", files=1, games=2 * PART_PIECES + 1)
+    ingest([tmp_path / "corpus"], tmp_path / "one")
+    ingest([tmp_path / "corpus"], tmp_path / "cut", jobs=2, chunk_bytes=3000)
+    one, cut = snapshot(tmp_path / "one"), snapshot(tmp_path / "cut")
+    assert one is not None
+    assert cut is not None
+    assert cut[1] == one[1]
+    store = Store.open(tmp_path / "cut")
+    parts = store.manifest.sources[0].parts
+    assert {table: len(names) for table, names in parts.items()} == dict.fromkeys(
+        ("games", "side_hands", "seat_hands", "records"), 3
+    )
+    games = [pl.read_parquet(tmp_path / "cut" / name).height for name in parts["games"]]
+    assert games == [PART_PIECES, PART_PIECES, 1]
 
 
 @pytest.mark.slow
@@ -576,12 +598,13 @@ def test_a_store_inside_its_corpus_never_ingests_itself(tmp_path: Path) -> None:
 def test_ingest_writes_records_and_problems_in_parts_as_it_goes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str
 ) -> None:
-    """However many invalid records a corpus holds, ingest holds one piece of them at a
-    time: each piece's rows are written as part files of their own."""
+    """However many invalid records a corpus holds, ingest holds a few pieces of them at a
+    time: the rows of every PART_PIECES pieces are written as part files of their own."""
     from spades_replay.store import ingest as ingesting
     from spades_replay.store.layout import read_manifest
 
     monkeypatch.setattr(ingesting, "PIECE_LINES", 300)
+    monkeypatch.setattr(ingesting, "PART_PIECES", 2)
     good = FOUR.read_bytes().splitlines()[0]
     data = b"{}\n" * 1000 + good + b"\n"
     path = tmp_path / name
@@ -590,8 +613,8 @@ def test_ingest_writes_records_and_problems_in_parts_as_it_goes(
     manifest = read_manifest(tmp_path / "store")
     assert manifest is not None
     (source,) = manifest.sources
-    assert len(source.parts["problems"]) == 4
-    assert len(source.parts["records"]) == 4
+    assert len(source.parts["problems"]) == 2
+    assert len(source.parts["records"]) == 2
     store = Store.open(tmp_path / "store")
     problems = store.table("problems")
     assert problems["line"].to_list() == list(range(1, 1001))

@@ -15,9 +15,10 @@ Reading goes through :func:`~spades_replay.replayer.validate.run_task` on
 :func:`~spades_replay.plumbing.parallel.ordered_map` (one task per record file, per piece of
 at most :data:`~spades_replay.plumbing.corpus.PIECE_LINES` lines and 8 MiB of a corpus, as
 every command reads them): the rows are those of
-:class:`~spades_replay.stats.collect.RowSink`, exactly as ``stats`` builds them, and each
-piece's rows (its ``problems`` too) are written as part files as soon as it is done, so
-memory is bounded by the pieces in flight, whatever the records hold.
+:class:`~spades_replay.stats.collect.RowSink`, exactly as ``stats`` builds them, and the rows
+of every :data:`PART_PIECES` pieces of a file (its ``problems`` too) are written as part
+files as soon as they are done, so memory is bounded by the pieces in flight and held,
+whatever the records hold.
 """
 
 from __future__ import annotations
@@ -65,6 +66,12 @@ from spades_replay.store.layout import (
     write_manifest,
 )
 from spades_replay.store.read import verify_parts
+
+PART_PIECES = 4
+"""How many pieces of a file one part file holds (its last part may hold fewer). Every query
+opens every part and every command that opens a store checks each part's footer, so fewer,
+larger parts make both faster, and writing them makes the ingest faster too; the rows held
+until they are written cost memory (some 15 MB a piece of two-player games)."""
 
 
 @dataclass(frozen=True)
@@ -143,9 +150,11 @@ class _Reading:
     lines: int = 0
     records: int = 0
     invalid: int = 0
-    chunks: int = 0
+    next_part: int = 0
     parts: dict[str, list[str]] = field(default_factory=dict)
     io_error: dict[str, Any] | None = None
+    held: dict[str, list[pl.DataFrame]] = field(default_factory=dict)
+    pieces: int = 0
 
     def entry(self) -> SourceEntry:
         assert self.file.sha256 is not None
@@ -214,7 +223,7 @@ def _digest(file: _File, settings: Settings, chunk_bytes: int) -> str:
     file's bytes, the path its rows name, how it was read), so that a part file named in a
     manifest is never rewritten with other bytes."""
     text = (
-        f"{STORE_VERSION}|{file.sha256}|{file.path}|{chunk_bytes}|{PIECE_LINES}|"
+        f"{STORE_VERSION}|{file.sha256}|{file.path}|{chunk_bytes}|{PIECE_LINES}|{PART_PIECES}|"
         f"{sorted(settings.to_dict().items())}"
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -311,13 +320,25 @@ class _Writer:
 
     def finish(self) -> None:
         if self._current is not None:
+            self._flush(self._current)
             self.done[self._current.file.resolved] = self._current.entry()
             self._current = None
+
+    def _flush(self, reading: _Reading) -> None:
+        """Write the rows held of the file being read as one part file per table."""
+        if reading.pieces == 0:
+            return
+        for table, frames in reading.held.items():
+            self._write(reading, table, pl.concat(frames, rechunk=False))
+        reading.held = {}
+        reading.pieces = 0
+        reading.next_part += 1
 
     def _write(self, reading: _Reading, table: str, frame: pl.DataFrame) -> None:
         if frame.height == 0:
             return
-        name = f"{PARTS}/{table}/{reading.file.key}-{reading.digest}-{reading.chunks:05d}.parquet"
+        number = reading.next_part
+        name = f"{PARTS}/{table}/{reading.file.key}-{reading.digest}-{number:05d}.parquet"
         path = self.directory / name
         self.folders.extend(
             folder for folder in (path.parent.parent, path.parent) if not folder.exists()
@@ -367,14 +388,17 @@ class _Writer:
             )
         frames["records"] = _records(result, reading.file.path, lines_before, tables.games)
         frames["problems"] = _problems(result.reports, lines_before, dict(result.offsets))
-        for table, frame in frames.items():
-            self._write(reading, table, frame)
+        if result.lines:
+            for table, frame in frames.items():
+                reading.held.setdefault(table, []).append(frame)
+            reading.pieces += 1
+            if reading.pieces == PART_PIECES:
+                self._flush(reading)
         summary = result.summary
         reading.games += sink.count
         reading.lines += result.lines
         reading.records += summary.records
         reading.invalid += summary.invalid
-        reading.chunks += 1
         if summary.io_errors and reading.io_error is None:
             reading.io_error = summary.io_errors[0].to_dict()
         self.report.records_read += summary.records
