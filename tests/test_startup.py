@@ -12,6 +12,7 @@ import os
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -165,3 +166,19 @@ def test_a_query_of_a_store_imports_no_model_nor_the_replayer(
         "assert 'spades_replay.store.ingest' not in sys.modules\n"
     )
     assert imported_after(code) == {"polars", "rich", "spades_replay.engine"}
+
+
+@pytest.mark.parametrize("command", ["ingest", "stats"])
+def test_ingest_and_stats_of_valid_records_import_no_model(tmp_path: Path, command: str) -> None:
+    """Valid records take the accept path into the tables too: no pydantic, no format model
+    and no replayer (the double-dummy analysis replays, and imports them then)."""
+    corpus = str(ROOT / "fixtures" / "corpus" / "two-player.jsonl")
+    words = ["ingest", "--store", str(tmp_path / "store"), corpus]
+    words = words if command == "ingest" else ["stats", corpus]
+    code = (
+        "from spades_replay.cli import main\n"
+        f"assert main({words!r}) == 0\n"
+        "assert 'spades_replay.replayer.replay' not in sys.modules\n"
+    )
+    imported = imported_after(code)
+    assert not {"pydantic", "spades_replay.record.models"} & imported, imported

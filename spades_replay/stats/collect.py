@@ -14,7 +14,6 @@ from collections.abc import Iterable, Iterator
 from spades_replay.plumbing.corpus import CHUNK_BYTES
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.plumbing.parallel import Jobs, ProgressCallback
-from spades_replay.replayer.replay import check
 from spades_replay.replayer.validate import (
     CorpusValidation,
     RecordReport,
@@ -40,6 +39,9 @@ class RowSink:
         """Add one game's rows (and hands)."""
         self.rows.add(game.figures, game.players, game.game_id, self.count, path, line)
         if self.hands is not None:
+            # the record models come with the replayer: only the analysis needs them
+            from spades_replay.replayer.replay import check
+
             replayed, _ = check(game.record)
             assert replayed is not None, "a verified record replays"
             self.hands.add(replayed, self.count)
