@@ -515,20 +515,26 @@ def test_query_views_number_games_as_stats(fixtures_store: Path) -> None:
     assert invalid == [(len(INVALID_FIXTURES),)]
 
 
+def _cut_parts(tmp_path: Path, files: int, games: int, chunk_bytes: int) -> dict[str, list[str]]:
+    """Ingest a corpus of ``files`` files of ``games`` games whole, and again by two workers
+    in byte ranges of ``chunk_bytes``; check that the tables are the same, and give the part
+    files of the first file read in ranges."""
+    make_corpus(tmp_path / "corpus", files=files, games=games)
+    ingest([tmp_path / "corpus"], tmp_path / "one")
+    ingest([tmp_path / "corpus"], tmp_path / "cut", jobs=2, chunk_bytes=chunk_bytes)
+    one, cut = snapshot(tmp_path / "one"), snapshot(tmp_path / "cut")
+    assert one is not None
+    assert cut is not None
+    assert cut[1] == one[1]
+    return Store.open(tmp_path / "cut").manifest.sources[0].parts
+
+
 @pytest.mark.slow
 def test_the_store_is_the_same_whatever_the_jobs_and_chunks(tmp_path: Path) -> None:
     """Large corpora are cut into byte ranges read by worker processes: the tables do not
     change (lines, offsets and game numbers run on across the ranges, and across the part
     files, each holding the rows of PART_PIECES of them)."""
-    make_corpus(tmp_path / "corpus", files=2, games=12)
-    ingest([tmp_path / "corpus"], tmp_path / "one")
-    ingest([tmp_path / "corpus"], tmp_path / "cut", jobs=2, chunk_bytes=9000)
-    one, cut = snapshot(tmp_path / "one"), snapshot(tmp_path / "cut")
-    assert one is not None
-    assert cut is not None
-    assert cut[1] == one[1]
-    parts = Store.open(tmp_path / "cut").manifest.sources[0].parts["games"]
-    assert len(parts) > 1
+    assert len(_cut_parts(tmp_path, files=2, games=12, chunk_bytes=9000)["games"]) > 1
 
 
 def test_a_part_file_holds_the_rows_of_part_pieces_pieces(tmp_path: Path) -> None:
@@ -536,15 +542,7 @@ def test_a_part_file_holds_the_rows_of_part_pieces_pieces(tmp_path: Path) -> Non
     a range where no line starts holds none): its rows are written every PART_PIECES pieces
     that hold a record, the last part holding what is left, and the tables are those of one
     piece."""
-    make_corpus(tmp_path / "corpus", files=1, games=2 * PART_PIECES + 1)
-    ingest([tmp_path / "corpus"], tmp_path / "one")
-    ingest([tmp_path / "corpus"], tmp_path / "cut", jobs=2, chunk_bytes=3000)
-    one, cut = snapshot(tmp_path / "one"), snapshot(tmp_path / "cut")
-    assert one is not None
-    assert cut is not None
-    assert cut[1] == one[1]
-    store = Store.open(tmp_path / "cut")
-    parts = store.manifest.sources[0].parts
+    parts = _cut_parts(tmp_path, files=1, games=2 * PART_PIECES + 1, chunk_bytes=3000)
     assert {table: len(names) for table, names in parts.items()} == dict.fromkeys(
         ("games", "side_hands", "seat_hands", "records"), 3
     )
