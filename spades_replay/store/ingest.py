@@ -154,7 +154,6 @@ class _Reading:
     parts: dict[str, list[str]] = field(default_factory=dict)
     io_error: dict[str, Any] | None = None
     held: dict[str, list[pl.DataFrame]] = field(default_factory=dict)
-    pieces: int = 0
 
     def entry(self) -> SourceEntry:
         assert self.file.sha256 is not None
@@ -326,12 +325,11 @@ class _Writer:
 
     def _flush(self, reading: _Reading) -> None:
         """Write the rows held of the file being read as one part file per table."""
-        if reading.pieces == 0:
+        if not reading.held:
             return
         for table, frames in reading.held.items():
             self._write(reading, table, pl.concat(frames, rechunk=False))
         reading.held = {}
-        reading.pieces = 0
         reading.next_part += 1
 
     def _write(self, reading: _Reading, table: str, frame: pl.DataFrame) -> None:
@@ -391,8 +389,7 @@ class _Writer:
         if result.lines:
             for table, frame in frames.items():
                 reading.held.setdefault(table, []).append(frame)
-            reading.pieces += 1
-            if reading.pieces == PART_PIECES:
+            if len(reading.held["games"]) == PART_PIECES:
                 self._flush(reading)
         summary = result.summary
         reading.games += sink.count
