@@ -357,8 +357,9 @@ def failure(store: Store, error: BaseException) -> StoreError:
 
     text = str(error)
     for table in VIEWS:
-        for path, _ in store.part_paths(table):
-            if str(path.resolve()) in text:
+        parts = store.part_paths(table)
+        for (path, _), (real, _) in zip(parts, _resolved(parts), strict=True):
+            if real in text:
                 name = path.relative_to(store.directory).as_posix()
                 if not path.exists():
                     break
