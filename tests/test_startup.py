@@ -21,6 +21,8 @@ import spades_replay.cli as cli
 
 from .conftest import ROOT
 
+BAD = ROOT / "fixtures" / "invalid" / "bid-blind-nil-deficit.json"
+
 HEAVY = ("pydantic", "rich", "polars", "spades_replay.record.models", "spades_replay.engine")
 
 
@@ -182,3 +184,65 @@ def test_ingest_and_stats_of_valid_records_import_no_model(tmp_path: Path, comma
     )
     imported = imported_after(code)
     assert not {"pydantic", "spades_replay.record.models"} & imported, imported
+
+
+def test_the_program_starts_with_the_collector_off_and_freezes_what_it_made(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    events: list[str] = []
+    for name in ("disable", "enable", "freeze"):
+        monkeypatch.setattr(gc, name, lambda name=name: events.append(name))
+    run = cli._run
+
+    def running(arguments: argparse.Namespace) -> int:
+        events.append(f"run {arguments.command}")
+        return run(arguments)
+
+    monkeypatch.setattr(cli, "_run", running)
+    bad = str(BAD)
+    for path, code in ((str(ROOT / "fixtures/four-player/standard-game.json"), 0), (bad, 1)):
+        events.clear()
+        monkeypatch.setattr(sys, "argv", ["spades-replay", "validate", "--quiet", path])
+        with pytest.raises(SystemExit) as exited:
+            cli.entry()
+        assert events == ["disable", "freeze", "enable", "run validate", "freeze"]
+        assert exited.value.code == code == cli.main(["validate", "--quiet", path])
+    capsys.readouterr()
+
+
+def test_the_program_runs_no_command_when_the_words_ask_for_none(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    monkeypatch.setattr(gc, "freeze", lambda: None)
+    monkeypatch.setattr(sys, "argv", ["spades-replay"])
+    with pytest.raises(SystemExit) as exited:
+        cli.entry()
+    assert exited.value.code == 2
+    assert "usage: spades-replay" in capsys.readouterr().out
+    assert gc.isenabled()
+
+
+def test_main_leaves_the_collector_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    import gc
+
+    frozen = gc.get_freeze_count()
+    assert cli.main(["validate", "--quiet", str(ROOT / "fixtures/two-player/mercy.json")]) == 0
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("program", ["console script", "module"])
+def test_the_program_exits_with_the_commands_code(program: str) -> None:
+    start = (
+        [str(Path(sys.executable).with_name("spades-replay"))]
+        if program == "console script"
+        else [sys.executable, "-m", "spades_replay"]
+    )
+    for words, code in ((["--version"], 0), (["validate", str(BAD)], 1), (["nosuch"], 2)):
+        done = subprocess.run([*start, *words], capture_output=True, text=True, check=False)
+        assert done.returncode == code, done.stderr

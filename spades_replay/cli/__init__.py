@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType, ModuleType
+from typing import NoReturn
 
 from spades_replay import __version__
 from spades_replay.cli.exits import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
@@ -141,7 +143,35 @@ def _terminate_interrupts() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    words = sys.argv[1:] if argv is None else list(argv)
+    prepared = _prepare(sys.argv[1:] if argv is None else list(argv))
+    return prepared if isinstance(prepared, int) else _run(prepared)
+
+
+def entry() -> NoReturn:
+    """The ``spades-replay`` program: :func:`main` in a process of its own, then exit with
+    its code.
+
+    What start-up makes (modules, classes, tables, the parser) lives as long as the
+    process, so the cyclic garbage collector is kept off while it is made, and then
+    frozen out of every later collection (:func:`gc.freeze`): a long run's collections
+    no longer walk it. What the command made is frozen too before the exit, whose last
+    collection would only walk it to free what the process's end frees anyway. That is a
+    sixth of a short command's CPU time (``docs/performance.md``). :func:`main`, which
+    tests and other programs call in their own process, leaves the collector alone."""
+    gc.disable()
+    try:
+        prepared = _prepare(sys.argv[1:])
+    finally:
+        gc.freeze()
+        gc.enable()
+    code = prepared if isinstance(prepared, int) else _run(prepared)
+    gc.freeze()
+    sys.exit(code)
+
+
+def _prepare(words: list[str]) -> argparse.Namespace | int:
+    """The arguments ``words`` give, the command's module imported; or the exit code, when
+    the words ask for no command to run."""
     named = next((word for word in words if not word.startswith("-")), None)
     only = named if named in COMMANDS else None
     # the command first: no other command can be asked of this parser (``--help`` before
@@ -153,6 +183,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments, extras = parser.parse_known_args(words)
     if extras:
         _command_parser(parser, words).error(_unknown(_command_parser(parser, words), extras))
+    return arguments
+
+
+def _run(arguments: argparse.Namespace) -> int:
+    """Run the command ``arguments`` name; return its exit code."""
     try:
         with _terminate_interrupts():
             code: int = arguments.run(arguments)
