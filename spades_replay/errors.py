@@ -13,7 +13,7 @@ Pointer and in the game's own words, the rule broken and what would have been le
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Family(enum.StrEnum):
@@ -119,8 +119,7 @@ class Code(enum.StrEnum):
         return Family.RULES
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """One thing wrong with one record (or one input), as plain data.
 
     ``pointer`` is a JSON Pointer into the record (``""`` is the whole record); ``place`` names

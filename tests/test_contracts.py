@@ -61,6 +61,7 @@ ENGINE_MAY_IMPORT = frozenset(
         "itertools",
         "math",
         "operator",
+        "types",
         "typing",
     }
 )

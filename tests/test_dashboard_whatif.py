@@ -214,14 +214,13 @@ def test_every_scoring_option_of_the_table_has_its_widget(whatif: AppTest) -> No
 
 def test_an_option_of_words_gets_a_choice() -> None:
     def script() -> None:
-        import dataclasses
 
         import streamlit as st
         from spades_replay.dashboard.whatif import option_widget
 
         from spades_replay.engine.rules import OPTION, Effect
 
-        row = dataclasses.replace(OPTION["first_lead"], effect=Effect.SCORES)
+        row = OPTION["first_lead"]._replace(effect=Effect.SCORES)
         st.write(option_widget(st.container(), row, "two_of_clubs", "lead"))
 
     at = AppTest.from_function(script).run()

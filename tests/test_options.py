@@ -5,7 +5,6 @@ messages, which speak the tool's words and never pydantic's."""
 
 from __future__ import annotations
 
-import dataclasses
 import pickle
 import re
 from pathlib import Path
@@ -312,9 +311,9 @@ def test_lose_score_is_held_below_the_default_target_when_no_target_is_given() -
 def test_what_an_option_takes_reads_for_any_row() -> None:
     """Rows the table does not have yet: a word option of three choices, a number with no
     upper bound."""
-    words = dataclasses.replace(OPTION["first_lead"], choices=("one", "two", "three"))
+    words = OPTION["first_lead"]._replace(choices=("one", "two", "three"))
     assert words.expected() == "'one', 'two' or 'three'"
-    unbounded = dataclasses.replace(OPTION["bag_limit"], high=None)
+    unbounded = OPTION["bag_limit"]._replace(high=None)
     assert unbounded.expected() == "a whole number of at least 1"
     assert unbounded.problem("7") == "'bag_limit' must be a whole number of at least 1, got '7'"
 

@@ -251,7 +251,6 @@ def test_to_data_is_plain_json() -> None:
 def test_a_located_problem_keeps_every_other_field() -> None:
     """``Problem.located`` copies field by field: a field added to ``Problem`` and left out
     of the copy fails here."""
-    import dataclasses
 
     from spades_replay.errors import Code, Problem
 
@@ -266,14 +265,11 @@ def test_a_located_problem_keeps_every_other_field() -> None:
     }
     problem = Problem(
         **{  # type: ignore[arg-type]
-            field.name: values.get(field.name, f"the {field.name}")
-            for field in dataclasses.fields(Problem)
+            name: values.get(name, f"the {name}") for name in Problem._fields
         }
     )
-    assert problem.located("elsewhere", 9) == dataclasses.replace(
-        problem, source="elsewhere", line=9
-    )
-    assert problem.located(None) == dataclasses.replace(problem, source=None, line=None)
+    assert problem.located("elsewhere", 9) == problem._replace(source="elsewhere", line=9)
+    assert problem.located(None) == problem._replace(source=None, line=None)
 
 
 @pytest.mark.parametrize(

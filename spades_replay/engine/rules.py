@@ -26,7 +26,8 @@ import dataclasses
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from types import MappingProxyType
+from typing import Any, Literal, NamedTuple, cast
 
 from spades_replay.engine.seats import Variant
 
@@ -53,8 +54,7 @@ BOTH = (Variant.TWO_PLAYER, Variant.FOUR_PLAYER)
 FOUR = (Variant.FOUR_PLAYER,)
 
 
-@dataclass(frozen=True, slots=True)
-class Option:
+class Option(NamedTuple):
     """One row of the option table: a house-rule option and everything said about it.
 
     ``low`` and ``high`` bound a whole number; ``choices`` are the words a word option takes.
@@ -79,7 +79,7 @@ class Option:
     high: int | None = None
     choices: tuple[str, ...] = ()
     short: str = ""
-    words: Mapping[RuleValue, str] = dataclasses.field(default_factory=dict)
+    words: Mapping[RuleValue, str] = MappingProxyType({})
     step: int = 1
     switch: str = ""
     offered: int | None = None

@@ -18,7 +18,6 @@ points and 1 bag.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 from spades_replay.engine.rules import Rules
@@ -77,8 +76,7 @@ class SideScore(NamedTuple):
     bags: int
 
 
-@dataclass(frozen=True, slots=True)
-class Part:
+class Part(NamedTuple):
     """One field of :class:`SideScore`, as every table and report names it.
 
     ``column`` is its name in a replay's JSON, the stats tables and the store; ``kind`` what

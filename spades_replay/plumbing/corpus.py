@@ -32,7 +32,7 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 import orjson
 
@@ -245,8 +245,7 @@ def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
     return tasks
 
 
-@dataclass(frozen=True, slots=True)
-class Source:
+class Source(NamedTuple):
     """The bytes of one line or file and where they came from (``line`` is 1-based within the
     task's range, ``None`` for a record file). Blank lines of a corpus are sources too (so
     that a reader can count lines); they hold no record. A line or file over the size limit
@@ -557,7 +556,7 @@ def _read_pieces(task: Task, limits: Limits, lines: int, chunk_bytes: int) -> It
     try:
         for source in read_task(task, limits):
             line = None if source.line is None else source.line - before
-            batch.append(dataclasses.replace(source, line=line))
+            batch.append(source._replace(line=line))
             size += len(source.data)
             if len(batch) >= lines or size >= chunk_bytes:
                 if held is not None:

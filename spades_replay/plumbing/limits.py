@@ -11,11 +11,10 @@ need limits of their own: ``meta`` values and ``x-`` extensions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(NamedTuple):
     """The caps, all configurable.
 
     ``record_bytes``: the size of one record file, or of one line of a ``.jsonl`` corpus

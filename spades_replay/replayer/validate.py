@@ -98,8 +98,7 @@ class Sink(Protocol):
         start of the task's range: ``on_sink`` receives the offset that makes it absolute)."""
 
 
-@dataclass(frozen=True, slots=True)
-class RecordReport:
+class RecordReport(NamedTuple):
     """The verdict on one record: where it came from, what it is, and its problems."""
 
     source: str | None

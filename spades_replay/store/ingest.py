@@ -87,7 +87,7 @@ class Settings:
         """The settings as manifest data."""
         data: dict[str, Any] = {
             "analysis": self.analysis,
-            "limits": dataclasses.asdict(self.limits),
+            "limits": self.limits._asdict(),
         }
         if self.analysis:
             data["time_cap"] = self.time_cap
@@ -549,7 +549,7 @@ def _check_settings(directory: Path, old: Manifest, settings: Settings) -> None:
         had = old.settings.get(name)
         if name == "limits" and isinstance(had, dict):
             # a store made before a limit existed was read under its default
-            had = {**dataclasses.asdict(DEFAULT_LIMITS), **had}
+            had = {**DEFAULT_LIMITS._asdict(), **had}
         if had != wanted[name] and old.sources:
             raise StoreError(
                 f"the store {directory} was built with {name} = {had}, not {wanted[name]}: "
