@@ -233,3 +233,21 @@ def test_invalid_records_off_a_terminal_read_as_rich_writes_them(
     assert "legal: 2♦ K♦" in through_rich
     assert written(True, 1) == through_rich
     assert written(True, 1 << 16) == through_rich
+
+
+def test_a_command_run_in_another_thread_leaves_the_signal_handlers_alone(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Only the main thread may handle a signal: a program that runs the command line in a
+    thread of its own gets the command's code, and its handlers stay as they were."""
+    import threading
+
+    before = {stop: signal.getsignal(stop) for stop in (signal.SIGINT, signal.SIGTERM)}
+    record = str(FIXTURES / "two-player" / "mercy.json")
+    codes: list[int] = []
+    worker = threading.Thread(target=lambda: codes.append(main(["validate", "--quiet", record])))
+    worker.start()
+    worker.join()
+    assert codes == [0]
+    assert {stop: signal.getsignal(stop) for stop in before} == before
+    capsys.readouterr()

@@ -246,3 +246,29 @@ def test_the_program_exits_with_the_commands_code(program: str) -> None:
     for words, code in ((["--version"], 0), (["validate", str(BAD)], 1), (["nosuch"], 2)):
         done = subprocess.run([*start, *words], capture_output=True, text=True, check=False)
         assert done.returncode == code, done.stderr
+
+
+@pytest.mark.parametrize("columns", [None, "100", "37", "0", "-5", "wide"])
+def test_help_is_as_wide_as_argparse_makes_it(
+    monkeypatch: pytest.MonkeyPatch, columns: str | None
+) -> None:
+    import shutil
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert cli.help_width() == shutil.get_terminal_size().columns - 2
+    assert cli.build_parser()._get_formatter()._width == argparse.HelpFormatter("x")._width
+
+
+def test_validate_imports_neither_shutil_nor_threading() -> None:
+    record = ROOT / "fixtures/four-player/standard-game.json"
+    code = (
+        "import sys\n"
+        "from spades_replay.cli import main\n"
+        f"main(['validate', '--quiet', {str(record)!r}])\n"
+        "print(' '.join(m for m in ('shutil', 'threading') if m in sys.modules), file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stderr.split() == []

@@ -11,9 +11,9 @@ import argparse
 import contextlib
 import gc
 import importlib
+import os
 import signal
 import sys
-import threading
 from collections.abc import Iterator, Sequence
 from types import FrameType, ModuleType
 from typing import NoReturn
@@ -47,13 +47,40 @@ def command_module(name: str) -> ModuleType:
     return importlib.import_module(f"spades_replay.cli.{name}_cmd")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, but help's width found without :mod:`shutil`, which argparse
+    imports for it, and with it bz2 and lzma: a twentieth of a short command's start, paid
+    for every parser made, since ``add_argument`` makes a help formatter to check each
+    argument. Every parser under it (commands, formats) is one too."""
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # every formatter of argparse takes a width; typeshed's protocol names only prog
+        return self.formatter_class(prog=self.prog, width=help_width())  # type: ignore[call-arg]
+
+
+def help_width() -> int:
+    """The width argparse writes help in: the terminal's columns, found as
+    :func:`shutil.get_terminal_size` finds them (``$COLUMNS``, else standard output's
+    terminal, else 80), less 2."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
 def build_parser(only: str | None = None, *, alone: bool = False) -> argparse.ArgumentParser:
     """The command line's parser. Command ``only`` gets its full parser (only its module is
     imported: a command's start-up does not pay for the others'); every other command only
     its name and its line in the list of commands, which is printed only when no command is
     named, or, ``alone``, no parser at all (each costs a parser's making, which looks up
     argparse's translations on disk)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="spades-replay",
         allow_abbrev=False,
         description="Validate, replay and analyse recorded games of Spades.",
@@ -129,11 +156,14 @@ def _terminate_interrupts() -> Iterator[None]:
     raised inside a callback of ours and raise its own error instead (pydantic's serializer
     does): the command then fails with that error, and :func:`main` still reports the
     interruption."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    _received.clear()
-    previous = {stop: signal.signal(stop, _interrupted) for stop in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        previous = {
+            stop: signal.signal(stop, _interrupted) for stop in (signal.SIGINT, signal.SIGTERM)
+        }
+    except ValueError:  # not the main thread, the only one a signal may be handled in
+        previous = {}
+    else:
+        _received.clear()
     try:
         yield
     finally:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from itertools import islice
@@ -78,6 +77,7 @@ def sigint_shielded() -> Iterator[None]:
     command's handler sees it once the processes exist and can be stopped."""
     # (multiprocessing unblocks SIGINT once when it first starts its resource tracker,
     # which would drop the pending signal: start the tracker before blocking)
+    import threading  # as multiprocessing does: a command on one core imports neither
     from multiprocessing import resource_tracker
 
     resource_tracker.ensure_running()
