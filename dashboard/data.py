@@ -279,7 +279,7 @@ def read_files(
     done = 0
     for path, digest in files:
         try:
-            for source in read_task(Task(0, path, is_corpus(Path(path))), limits):
+            for source in read_task(Task(path, is_corpus(Path(path))), limits):
                 reader.add(source, FILE, digest)
                 done += len(source.data) + 1
                 if progress is not None:
@@ -447,7 +447,7 @@ def _replay_file(
             if not same and _digest(path, stat.st_size, stat.st_mtime_ns) != digest:
                 return None
             return _replayed(read_at(path, offset, line))
-        for source in read_task(Task(0, path, is_corpus(Path(path)))):
+        for source in read_task(Task(path, is_corpus(Path(path)))):
             if source.line == line:
                 return _replayed(source)
     except (InputError, OSError):
@@ -612,7 +612,7 @@ def _sources_of(
     stat = os.stat(name)
     if _digest(name, stat.st_size, stat.st_mtime_ns) != digest:
         return
-    yield from read_task(Task(0, name, is_corpus(Path(name))))
+    yield from read_task(Task(name, is_corpus(Path(name))))
 
 
 def replays_of(

@@ -46,7 +46,7 @@ MERCY = FIXTURES / "two-player" / "mercy.json"
 def _fixture_replays() -> list[spades_replay.Replay]:
     replays = []
     for path in expand([FIXTURES]):
-        for source in read_task(Task(0, str(path), is_corpus(Path(path)))):
+        for source in read_task(Task(str(path), is_corpus(Path(path)))):
             if source.blank:
                 continue
             replayed = check_bytes(source.data, str(path), source.line)[1]

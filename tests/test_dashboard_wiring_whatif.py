@@ -220,7 +220,7 @@ def _replays() -> list[spades_replay.Replay]:
     """Every valid record of fixtures/, replayed."""
     replays = []
     for path in expand([FIXTURES]):
-        for source in read_task(Task(0, str(path), is_corpus(Path(path)))):
+        for source in read_task(Task(str(path), is_corpus(Path(path)))):
             if not source.blank:
                 replayed = check_bytes(source.data, str(path), source.line)[1]
                 if replayed is not None:

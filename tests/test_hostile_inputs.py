@@ -216,7 +216,7 @@ def test_reading_a_file_swapped_for_a_fifo_never_blocks(fifo_folder: Path) -> No
         "from spades_replay.errors import InputError\n"
         "import sys\n"
         "try:\n"
-        "    list(read_task(Task(0, sys.argv[1], True)))\n"
+        "    list(read_task(Task(sys.argv[1], True)))\n"
         "except InputError as error:\n"
         "    print(error.problem.code)\n"
     )
@@ -240,7 +240,7 @@ def test_expand_reports_and_goes_on(fifo_folder: Path, zero_folder: Path) -> Non
         list(expand([fifo_folder]))
     assert caught.value.problem.code is Code.IO_NOT_A_FILE
     with pytest.raises(InputError):
-        list(read_task(Task(0, str(zero_folder / "z.jsonl"), True)))
+        list(read_task(Task(str(zero_folder / "z.jsonl"), True)))
 
 
 def test_the_dashboards_scan_skips_a_fifo(fifo_folder: Path) -> None:

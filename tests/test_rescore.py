@@ -144,7 +144,7 @@ def _records() -> Iterator[tuple[str, bytes]]:
                 continue
             if path.name in ("RESCORE.json", "REFUSED.json", "EXPECTED.json"):
                 continue
-            for source in read_task(Task(0, str(path), is_corpus(path))):
+            for source in read_task(Task(str(path), is_corpus(path))):
                 if not source.blank:
                     yield f"{path.relative_to(folder.parent)}:{source.line}", source.data
 

@@ -164,7 +164,7 @@ def test_records_say_where_every_record_starts(fixtures_store: Path) -> None:
         else:
             expected = next(
                 item
-                for item in corpus.read_task(Task(0, str(source), True))
+                for item in corpus.read_task(Task(str(source), True))
                 if item.line == row["line"]
             )
             assert found.data == expected.data

@@ -147,7 +147,7 @@ def select_record(path: str, game: str | None) -> Source:
     line number (``oversize`` and no bytes when it is over the size limit)."""
     target = Path(path)
     if path == STDIN:
-        task = Task(0, STDIN, False)
+        task = Task(STDIN, False)
     elif target.is_dir():
         raise UsageError(
             f"{path} is a directory; this command takes one record (.json) or corpus (.jsonl) "
@@ -158,7 +158,7 @@ def select_record(path: str, game: str | None) -> Source:
     elif not target.is_file():
         raise UsageError(f"no such file: {safe(path, 300)}")
     else:
-        task = Task(0, path, is_corpus(target))
+        task = Task(path, is_corpus(target))
     wanted_index = int(game) if game is not None and game.isdigit() else None
     wanted_id = None if game is None or game.isdigit() else game
     if game is None:

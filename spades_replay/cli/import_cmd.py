@@ -94,7 +94,7 @@ def _lines(path: str, limits: Limits) -> Iterator[str | None]:
     if not Path(path).exists():
         raise UsageError(f"no such file: {safe(path, 500)}")
     try:
-        for source in read_task(Task(0, path, True), limits):
+        for source in read_task(Task(path, True), limits):
             if source.oversize:
                 yield None
                 continue

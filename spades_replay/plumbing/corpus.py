@@ -21,7 +21,6 @@ is refused past that point (``io.expansion``).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import errno
 import gzip
 import io
@@ -30,7 +29,6 @@ import stat
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, NamedTuple
 
@@ -182,10 +180,9 @@ def expand(
             )
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
+class Task(NamedTuple):
     """A unit of reading work: a whole file, or the byte range ``[start, end)`` of a plain
-    corpus. ``index`` orders the tasks of one run. ``path`` is the name reports give the file
+    corpus. ``path`` is the name reports give the file
     (as the user gave it); ``location``, when set, is where to open it: an absolute path, so
     that a worker on a cluster, whatever its working directory, reads the same file.
 
@@ -194,7 +191,6 @@ class Task:
     offset of that first line), then ``error``, what stopped the reading if anything did;
     ``weight`` is the bytes of the file it stands for, for progress."""
 
-    index: int
     path: str
     corpus: bool
     start: int = 0
@@ -231,7 +227,7 @@ def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
     tasks: list[Task] = []
     for path in files:
         if str(path) == STDIN:
-            tasks.append(Task(len(tasks), STDIN, False))
+            tasks.append(Task(STDIN, False))
             continue
         corpus = is_corpus(path)
         size = path.stat().st_size if path.exists() else 0
@@ -239,9 +235,9 @@ def plan(files: Iterable[Path], chunk_bytes: int = CHUNK_BYTES) -> list[Task]:
         if corpus and not is_gzip_name(path.name) and size > chunk_bytes:
             for start in range(0, size, chunk_bytes):
                 end = min(start + chunk_bytes, size)
-                tasks.append(Task(len(tasks), str(path), True, start, end, location))
+                tasks.append(Task(str(path), True, start, end, location))
         else:
-            tasks.append(Task(len(tasks), str(path), corpus, location=location))
+            tasks.append(Task(str(path), corpus, location=location))
     return tasks
 
 
@@ -484,17 +480,13 @@ def pieces(
     stops that reading (an unreadable or expanding file) ends the last piece, as
     :attr:`Task.error`. Record files are left whole (one record each).
     """
-    index = 0
     for task in tasks:
         if read_here(task):
-            cut = _read_pieces(task, limits, lines, chunk_bytes)
+            yield from _read_pieces(task, limits, lines, chunk_bytes)
         elif task.corpus:
-            cut = _ranges(task, lines)
+            yield from _ranges(task, lines)
         else:
-            cut = iter((task,))
-        for piece in cut:
-            yield dataclasses.replace(piece, index=index)
-            index += 1
+            yield task
 
 
 def read_here(task: Task) -> bool:
@@ -531,11 +523,11 @@ def _ranges(task: Task, lines: int) -> Iterator[Task]:
                     count += 1
                     if count > lines:
                         cut = position + newline + 1
-                        yield dataclasses.replace(task, start=start, end=cut)
+                        yield task._replace(start=start, end=cut)
                         start, count = cut, 1
                     newline = block.find(b"\n", newline + 1)
             position += len(block)
-    yield task if start == task.start else dataclasses.replace(task, start=start, end=end)
+    yield task if start == task.start else task._replace(start=start, end=end)
 
 
 def _read_pieces(task: Task, limits: Limits, lines: int, chunk_bytes: int) -> Iterator[Task]:
@@ -544,9 +536,7 @@ def _read_pieces(task: Task, limits: Limits, lines: int, chunk_bytes: int) -> It
 
     def piece(batch: list[Source], error: Problem | None = None) -> Task:
         start = batch[0].offset if batch else 0
-        return dataclasses.replace(
-            task, start=start, end=None, sources=tuple(batch), error=error, weight=0
-        )
+        return task._replace(start=start, end=None, sources=tuple(batch), error=error, weight=0)
 
     held: Task | None = None
     batch: list[Source] = []
@@ -570,7 +560,7 @@ def _read_pieces(task: Task, limits: Limits, lines: int, chunk_bytes: int) -> It
         yield held
         held = None
     last = held if held is not None else piece(batch, error)
-    yield dataclasses.replace(last, weight=task.size)
+    yield last._replace(weight=task.size)
 
 
 def _read_stream(stream: BinaryIO, task: Task, cap: int) -> Iterator[Source]:
@@ -632,7 +622,7 @@ def read_memory(
             raise _io_problem(
                 Code.FORMAT_LIMIT, name, f"{name} holds more than {cap} bytes once decompressed"
             )
-    task = Task(0, name, is_corpus(Path(name)))
+    task = Task(name, is_corpus(Path(name)))
     yield from _read_stream(io.BytesIO(data), task, limits.record_bytes)
 
 

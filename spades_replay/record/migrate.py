@@ -71,7 +71,7 @@ def _records(
     """Each record of ``path`` written as ``version`` with whether its version changed, or
     the problem that stops it."""
     corpus = is_corpus(path)
-    for source in read_task(Task(0, str(path), corpus), limits):
+    for source in read_task(Task(str(path), corpus), limits):
         if progress is not None:
             progress(len(source.data) + (1 if corpus else 0))
         if source.blank:

@@ -13,6 +13,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import orjson
@@ -308,13 +309,11 @@ class Summary:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class TaskResult:
+class TaskResult(NamedTuple):
     """What one task found: its counts, the reports to show, and how many lines it read;
     when asked, ``offsets``: the (line, byte offset) of every record read, in order.
     ``path`` and ``size`` are the task's (:class:`~spades_replay.plumbing.corpus.Task`)."""
 
-    index: int
     lines: int
     summary: Summary
     reports: tuple[RecordReport, ...]
@@ -422,22 +421,15 @@ def run_task(
             take(first)
     except InputError as error:
         summary.io_errors.append(error.problem)
-    return TaskResult(
-        task.index, lines, summary, tuple(reports), sink, tuple(starts), task.path, task.size
-    )
+    return TaskResult(lines, summary, tuple(reports), sink, tuple(starts), task.path, task.size)
 
 
-@dataclass(frozen=True, slots=True)
-class _Worker:
-    """What a worker process runs for each task (picklable)."""
-
-    keep_valid: bool
-    limits: Limits
-    sink: Callable[[], Sink] | None = None
-
-    def __call__(self, task: Task) -> TaskResult:
-        sink = self.sink() if self.sink is not None else None
-        return run_task(task, self.keep_valid, self.limits, sink)
+def _work(
+    keep_valid: bool, limits: Limits, sink: Callable[[], Sink] | None, task: Task
+) -> TaskResult:
+    """What a worker process runs for each task (bound to the rest by a picklable
+    :func:`functools.partial`)."""
+    return run_task(task, keep_valid, limits, sink() if sink is not None else None)
 
 
 class CorpusValidation:
@@ -478,7 +470,7 @@ class CorpusValidation:
         self._limits = limits
         self._paths = list(paths)
         self._jobs = workers(jobs)
-        self._worker = _Worker(keep_valid, limits, sink)
+        self._worker = partial(_work, keep_valid, limits, sink)
         self._on_sink = on_sink
         self._progress = progress
 
