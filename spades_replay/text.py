@@ -16,7 +16,6 @@ escapes, so a record cannot move the cursor, recolour the terminal or reorder a 
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable
 
 from spades_replay.engine.cards import RANKS, SUIT_SYMBOLS, Card, parse_card
@@ -43,6 +42,8 @@ def safe(text: str, limit: int = 200) -> str:
         # no character of the escaped categories (nor any other but the plain space) is
         # printable: the common case needs no look at each character
         return text if len(text) <= limit else text[:limit] + "…"
+    import unicodedata  # only here: most text needs no look at each character
+
     out = []
     for char in text[:limit]:
         category = unicodedata.category(char)
