@@ -102,14 +102,18 @@ def mask_of(cards: Iterable[Card]) -> int:
     return mask
 
 
-_BYTE_BITS = tuple(tuple(bit for bit in range(8) if byte >> bit & 1) for byte in range(256))
-"""The bits each value of a byte holds."""
-_BYTE_CARDS = tuple(
-    tuple(tuple(map((8 * place).__add__, bits)) for bits in _BYTE_BITS) for place in range(7)
-)
-"""For each of the 7 bytes of a card mask (low byte first), the cards each value of it holds
-(made from :data:`_BYTE_BITS` by adding, which costs a command's start far less than testing
-every bit of every byte seven times)."""
+def _byte_cards(first: Card) -> tuple[tuple[Card, ...], ...]:
+    """The cards each value of a byte of a card mask holds, its lowest bit card ``first``:
+    the values below each bit's, then each of them with that bit's card. Made by doubling
+    at every command's start: a fifth of the time of reading each value's bits."""
+    table: list[tuple[Card, ...]] = [()]
+    for card in range(first, first + 8):
+        table += [(*cards, card) for cards in table]
+    return tuple(table)
+
+
+_BYTE_CARDS = tuple(_byte_cards(8 * place) for place in range(7))
+"""For each of the 7 bytes of a card mask (low byte first), the cards each value of it holds."""
 
 
 def cards_of(mask: int) -> tuple[Card, ...]:
