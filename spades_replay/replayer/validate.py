@@ -12,7 +12,6 @@ import contextlib
 import os
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -250,22 +249,33 @@ def validate_bytes(
     return verify_bytes(data, source, line, limits)[0]
 
 
-@dataclass
 class Summary:
     """Counts over everything validated so far. ``records``, ``valid``, ``invalid`` and
     ``codes`` count every record; ``hands``, ``complete`` and ``unfinished`` count the valid
-    records only (an invalid record's hands and ending are not known to be real)."""
+    records only (an invalid record's hands and ending are not known to be real). A plain
+    class: the validate command makes the class at import, where a dataclass would compile its
+    methods."""
 
-    files: int = 0
-    records: int = 0
-    hands: int = 0
-    valid: int = 0
-    invalid: int = 0
-    complete: int = 0
-    unfinished: int = 0
-    bytes: int = 0
-    codes: Counter[str] = field(default_factory=Counter)
-    io_errors: list[Problem] = field(default_factory=list)
+    __slots__ = (
+        "bytes",
+        "codes",
+        "complete",
+        "files",
+        "hands",
+        "invalid",
+        "io_errors",
+        "records",
+        "unfinished",
+        "valid",
+    )
+
+    def __init__(self, files: int = 0, bytes: int = 0) -> None:
+        self.files = files
+        self.bytes = bytes
+        self.records = self.hands = self.valid = self.invalid = 0
+        self.complete = self.unfinished = 0
+        self.codes: Counter[str] = Counter()
+        self.io_errors: list[Problem] = []
 
     def add(self, report: RecordReport) -> None:
         """Count one record."""
