@@ -11,7 +11,7 @@ const STORE_KEY = "spades-replay-board";
 
 // What survives the board being drawn again (a rerun of the page): the position of each game
 // and view, and the reader's choices (four-colour deck, rotation).
-const memory = { positions: new Map(), fourColour: false, rotation: new Map(), best: false };
+const memory = { positions: new Map(), fourColour: false, rotation: new Map(), best: false, untold: null };
 try {
   memory.fourColour = window.localStorage.getItem(STORE_KEY + ":four-colour") === "1";
 } catch (error) {
@@ -170,6 +170,14 @@ class Board {
     // (hand number:step), so that a page can tell when Python has heard a step
     this.root.dataset.heard = `${data.heard.hand}:${data.heard.step}`;
     this.poll(data.waiting);
+    // the last step, until Python has heard it: another view of the same game asked for
+    // before the board told it (it tells a moment after the step) starts there, not at the
+    // position Python held when that view's run began, whether this board draws it or a
+    // new one; another game forgets it
+    const untold = memory.untold;
+    if (untold && (untold.gameKey !== data.gameKey || (data.heard.hand === untold.number && data.heard.step === untold.step))) {
+      memory.untold = null;
+    }
     if (data.token === this.token) {
       this.tellDrawn(data, drawn);
       if (data.version !== this.data.version) {
@@ -187,7 +195,7 @@ class Board {
     this.game = data.game;
     this.cards = new Cards(this.game.cards);
     this.spoilerFree = Boolean(data.spoilerFree);
-    const kept = memory.positions.get(data.token);
+    const kept = memory.untold || memory.positions.get(data.token);
     const start = kept || data.start;
     this.hand = Math.min(Math.max(start.hand, 0), this.game.hands.length - 1);
     this.step = Math.min(Math.max(start.step, 0), this.steps().length - 1);
@@ -315,6 +323,8 @@ class Board {
 
   remember() {
     memory.positions.set(this.token, { hand: this.hand, step: this.step });
+    const number = this.game.hands[this.hand].number;
+    memory.untold = { gameKey: this.data.gameKey, hand: this.hand, number, step: this.step };
     this.address();
     if (this.timer !== null) window.clearTimeout(this.timer);
     this.timer = window.setTimeout(() => this.flush(), REPORT_DELAY_MS);

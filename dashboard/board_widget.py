@@ -145,6 +145,7 @@ def draw(
         data=payload(
             {
                 "token": token,
+                "gameKey": game,
                 "version": ",".join(f"{number}:{key}" for number, key in version),
                 "start": starts[token],
                 "heard": {"hand": heard[0], "step": heard[1]},

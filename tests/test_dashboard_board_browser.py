@@ -402,6 +402,24 @@ def test_spoiler_free_mode_hides_the_result(server: str, browser: Browser) -> No
     browser.screenshot("board-spoiler-free")
 
 
+def test_a_step_not_told_yet_is_kept_by_another_view_of_the_game(
+    server: str, browser: Browser
+) -> None:
+    """The board tells Python its position a moment after the last step; a view asked for
+    in that moment (Spoiler-free here) opens where the board is, and Python hears it."""
+    page = _open(browser, f"{server}?game={GAME}&hand=3&step=0")
+    _at(page, 3, 0)
+    browser.settled()
+    page.locator(".board").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.get_by_text("Spoiler-free").click()
+    expect(page.get_by_text(re.compile(r"reached the target"))).to_have_count(0)
+    _at(page, 3, 2)
+    _heard(page, browser, 3, 2)
+    _at(page, 3, 2)
+
+
 def _inside(box: dict[str, float] | None, width: int, height: int) -> bool:
     assert box is not None
     return (
