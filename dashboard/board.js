@@ -11,7 +11,7 @@ const STORE_KEY = "spades-replay-board";
 
 // What survives the board being drawn again (a rerun of the page): the position of each game
 // and view, and the reader's choices (four-colour deck, rotation).
-const memory = { positions: new Map(), fourColour: false, rotation: new Map(), best: false, untold: null };
+const memory = { positions: new Map(), fourColour: false, rotation: new Map(), best: false, untold: null, told: 0 };
 try {
   memory.fourColour = window.localStorage.getItem(STORE_KEY + ":four-colour") === "1";
 } catch (error) {
@@ -348,7 +348,11 @@ class Board {
 
   flush() {
     this.timer = null;
-    if (this.report && this.heard()) this.report({ hand: this.game.hands[this.hand].number, step: this.step });
+    // each telling a new value (told counts them): a board drawn anew may tell the position
+    // an old one told in its last moment, which the server may not have heard
+    if (!this.report || !this.heard()) return;
+    memory.told += 1;
+    this.report({ hand: this.game.hands[this.hand].number, step: this.step, told: memory.told });
   }
 
   // Tell the position at once if a step has not been told yet (the board is taken off the
