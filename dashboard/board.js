@@ -173,9 +173,10 @@ class Board {
     // the last step, until Python has heard it: another view of the same game asked for
     // before the board told it (it tells a moment after the step) starts there, not at the
     // position Python held when that view's run began, whether this board draws it or a
-    // new one; another game forgets it
-    const untold = memory.untold;
-    if (untold && (untold.gameKey !== data.gameKey || (data.heard.hand === untold.number && data.heard.step === untold.step))) {
+    // new one (even in the run that heard it: a view's first run fixes its start); another
+    // game forgets it
+    const untold = memory.untold && memory.untold.gameKey === data.gameKey ? memory.untold : null;
+    if (!untold || (data.heard.hand === untold.number && data.heard.step === untold.step)) {
       memory.untold = null;
     }
     if (data.token === this.token) {
@@ -195,7 +196,7 @@ class Board {
     this.game = data.game;
     this.cards = new Cards(this.game.cards);
     this.spoilerFree = Boolean(data.spoilerFree);
-    const kept = memory.untold || memory.positions.get(data.token);
+    const kept = untold || memory.positions.get(data.token);
     const start = kept || data.start;
     this.hand = Math.min(Math.max(start.hand, 0), this.game.hands.length - 1);
     this.step = Math.min(Math.max(start.step, 0), this.steps().length - 1);

@@ -406,8 +406,7 @@ def test_a_step_not_told_yet_is_kept_by_another_view_of_the_game(
     server: str, browser: Browser
 ) -> None:
     """The board tells Python its position a moment after the last step; a view asked for
-    in that moment (Spoiler-free, then a seat's view) opens where the board is, and Python
-    hears it."""
+    in that moment (Spoiler-free here) opens where the board is, and Python hears it."""
     page = _open(browser, f"{server}?game={GAME}&hand=3&step=0")
     _at(page, 3, 0)
     browser.settled()
@@ -419,20 +418,6 @@ def test_a_step_not_told_yet_is_kept_by_another_view_of_the_game(
     _at(page, 3, 2)
     _heard(page, browser, 3, 2)
     _at(page, 3, 2)
-    # the seat's list open first: the steps are keys pressed at the window, the seat picked
-    # at once
-    page.get_by_role("combobox", name="View").click()
-    seat = page.get_by_role("option", name=re.compile(r"^Seat 0"))
-    expect(seat).to_be_visible()
-    page.evaluate(
-        "() => { for (const n of [1, 2]) window.dispatchEvent("
-        "new KeyboardEvent('keydown', {key: 'ArrowRight'})); }"
-    )
-    seat.click()
-    expect(page).to_have_url(re.compile(r"[?&]seat=0\b"))
-    _at(page, 3, 4)
-    _heard(page, browser, 3, 4)
-    _at(page, 3, 4)
 
 
 def _inside(box: dict[str, float] | None, width: int, height: int) -> bool:
