@@ -499,3 +499,31 @@ def test_the_table_and_the_controls_fit_the_screen(
             _at(page, 2, 1)
     finally:
         page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_a_board_at_rest_asks_for_no_run(server: str, browser: Browser) -> None:
+    """Once Python has heard the board's position, the board tells it nothing more: neither
+    when drawn again for the same game on coming back to the page, nor after."""
+    page = _open(browser, f"{server}?game={GAME}&hand=3&step=0")
+    _at(page, 3, 0)
+    browser.settled()
+    page.locator(".board").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    _heard(page, browser, 3, 2)
+    for name in ("Game charts", "Replay"):
+        page.get_by_role("link", name=name).click()
+        browser.settled()
+    _at(page, 3, 2)
+    _heard(page, browser, 3, 2)
+    page.get_by_test_id("stApp").evaluate(
+        """app => {
+            window.spadesReplayIdleRuns = 0;
+            new MutationObserver(changes => {
+                window.spadesReplayIdleRuns += changes.length;
+            }).observe(app, {attributeFilter: ["data-test-script-state"]});
+        }"""
+    )
+    page.wait_for_timeout(2000)
+    assert page.evaluate("() => window.spadesReplayIdleRuns") == 0
+    _at(page, 3, 2)
