@@ -206,8 +206,10 @@ class Board {
     this.build();
     this.draw(false);
     this.tellDrawn(data, drawn);
-    // a step Python was not told (the reader left the page at once) is told now
-    if (kept && (kept.hand !== data.start.hand || kept.step !== data.start.step)) this.remember();
+    // a step Python was not told (the reader left the page at once) is told now; one it
+    // holds is not told again (each telling is a new value, which asks for a run)
+    const number = this.game.hands[this.hand].number;
+    if (kept && (number !== data.heard.hand || this.step !== data.heard.step)) this.remember();
   }
 
   // The page adds what is slow to load in the browser (the score chart) once the board is
