@@ -402,17 +402,23 @@ def test_spoiler_free_mode_hides_the_result(server: str, browser: Browser) -> No
     browser.screenshot("board-spoiler-free")
 
 
-def test_a_step_not_told_yet_is_kept_by_another_view_of_the_game(
-    server: str, browser: Browser
-) -> None:
-    """The board tells Python its position a moment after the last step; a view asked for
-    in that moment (Spoiler-free here) opens where the board is, and Python hears it."""
+def _two_steps_on(browser: Browser, server: str) -> Any:
+    """The board opened at hand 3, step 0, then two steps on, pressed at once."""
     page = _open(browser, f"{server}?game={GAME}&hand=3&step=0")
     _at(page, 3, 0)
     browser.settled()
     page.locator(".board").focus()
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
+    return page
+
+
+def test_a_step_not_told_yet_is_kept_by_another_view_of_the_game(
+    server: str, browser: Browser
+) -> None:
+    """The board tells Python its position a moment after the last step; a view asked for
+    in that moment (Spoiler-free here) opens where the board is, and Python hears it."""
+    page = _two_steps_on(browser, server)
     page.get_by_text("Spoiler-free").click()
     expect(page.get_by_text(re.compile(r"reached the target"))).to_have_count(0)
     _at(page, 3, 2)
@@ -504,12 +510,7 @@ def test_the_table_and_the_controls_fit_the_screen(
 def test_a_board_at_rest_asks_for_no_run(server: str, browser: Browser) -> None:
     """Once Python has heard the board's position, the board tells it nothing more: neither
     when drawn again for the same game on coming back to the page, nor after."""
-    page = _open(browser, f"{server}?game={GAME}&hand=3&step=0")
-    _at(page, 3, 0)
-    browser.settled()
-    page.locator(".board").focus()
-    page.keyboard.press("ArrowRight")
-    page.keyboard.press("ArrowRight")
+    page = _two_steps_on(browser, server)
     _heard(page, browser, 3, 2)
     for name in ("Game charts", "Replay"):
         page.get_by_role("link", name=name).click()
