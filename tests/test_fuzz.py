@@ -77,7 +77,7 @@ def check_clean(data: bytes) -> None:
     assert_shape_agrees(data)
     report, verified = verify_bytes(data)
     expected, by_engine = check_bytes(data)
-    assert report == expected
+    assert report == expected == validate_bytes(data)
     REACHED.update({problem.code.value for problem in report.problems} or {"valid"})
     assert (verified is None) == (by_engine is None)
     if verified is not None:

@@ -37,7 +37,7 @@ from spades_replay.play.simulate import simulate_game
 from spades_replay.record import models
 from spades_replay.record.io import dumps, loads
 from spades_replay.replayer.replay import check, figures_of
-from spades_replay.replayer.validate import check_bytes, verify_bytes
+from spades_replay.replayer.validate import check_bytes, validate_bytes, verify_bytes
 from spades_replay.replayer.verify import CARD_NAMES, GameFigures, rules_of_data, verify
 from spades_replay.stats.collect import RowSink
 from spades_replay.stats.tables import TableRows
@@ -68,6 +68,9 @@ def agree(record: models.AnyRecord) -> GameFigures | None:
     figures = verify(parsed(record))
     for kernel in OTHER_KERNELS:
         assert verify(parsed(record), kernel) == figures, f"the {kernel.name} kernel disagrees"
+    # the verdict and the result without the hands' figures are the same
+    without = verify(parsed(record), hands=False)
+    assert without == (None if figures is None else figures._replace(hands=()))
     replayed, problems = check(record)
     if figures is not None:
         assert not problems, f"the verifier accepts what check() rejects: {problems[0]}"
@@ -83,7 +86,7 @@ def agree_bytes(data: bytes) -> bool:
     that the verifier agrees with ``check()`` on the record; whether it was valid."""
     report, verified = verify_bytes(data, "x.jsonl", 7)
     expected, replayed = check_bytes(data, "x.jsonl", 7)
-    assert report == expected
+    assert report == expected == validate_bytes(data, "x.jsonl", 7)
     assert (verified is None) == (replayed is None)
     if verified is not None:
         assert replayed is not None
