@@ -547,7 +547,7 @@ def verify(
     an unfinished hand. ``kernel`` does the card work (default :data:`KERNEL`); every kernel
     gives the same answer. Without ``hands`` the figures hold no hand's (``hands`` is
     empty), for a caller that asks only for the verdict and the result: building each
-    hand's figures is a tenth of the time of a four-player game."""
+    hand's figures is about a tenth of the verifier's time."""
     two = record["variant"] == "two-player"
     game = _setup(two, record.get("rules"))
     variant, rules, free, opening_name, limit, broken, target, lose, (memo0, memo1) = game
