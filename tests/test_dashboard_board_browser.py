@@ -517,14 +517,7 @@ def test_a_board_at_rest_asks_for_no_run(server: str, browser: Browser) -> None:
         browser.settled()
     _at(page, 3, 2)
     _heard(page, browser, 3, 2)
-    page.get_by_test_id("stApp").evaluate(
-        """app => {
-            window.spadesReplayIdleRuns = 0;
-            new MutationObserver(changes => {
-                window.spadesReplayIdleRuns += changes.length;
-            }).observe(app, {attributeFilter: ["data-test-script-state"]});
-        }"""
-    )
+    browser.watch_runs()
     page.wait_for_timeout(2000)
-    assert page.evaluate("() => window.spadesReplayIdleRuns") == 0
+    assert browser.script_changes() == 0
     _at(page, 3, 2)

@@ -167,13 +167,10 @@ class Browser:
         playwright().expect(app).to_have_attribute("data-test-script-state", "notRunning")
         return self.page
 
-    def rerun(self, action: Callable[[], object]) -> Any:
-        """Do ``action``, which asks the app for a run, and wait until that run has finished.
-        Waiting for the script to be at rest alone can pass before the run begins: what the
-        action changed in the browser (a chosen option's chip, say) shows at once, and the
-        page's next read finds the elements of the run before, or loses them to the run."""
-        app = self.page.get_by_test_id("stApp")
-        app.evaluate(
+    def watch_runs(self) -> None:
+        """Count, from now on, each change of the app's script state (a run starting or
+        ending); :meth:`script_changes` reads the count."""
+        self.page.get_by_test_id("stApp").evaluate(
             """app => {
                 window.spadesReplayRunWatch?.disconnect();
                 window.spadesReplayRuns = 0;
@@ -185,6 +182,17 @@ class Browser:
                 });
             }"""
         )
+
+    def script_changes(self) -> int:
+        """How many times the app's script state changed since :meth:`watch_runs`."""
+        return int(self.page.evaluate("() => window.spadesReplayRuns"))
+
+    def rerun(self, action: Callable[[], object]) -> Any:
+        """Do ``action``, which asks the app for a run, and wait until that run has finished.
+        Waiting for the script to be at rest alone can pass before the run begins: what the
+        action changed in the browser (a chosen option's chip, say) shows at once, and the
+        page's next read finds the elements of the run before, or loses them to the run."""
+        self.watch_runs()
         action()
         self.page.wait_for_function("() => window.spadesReplayRuns > 0")
         return self.settled()
