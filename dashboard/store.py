@@ -149,9 +149,9 @@ def _view(store: Store, connection: Any, directory: str, key: str) -> StoreView:
 
 
 def checked(directory: str) -> Store:
-    """The store that :func:`open_view` opened, its parts' footers checked there: its
-    manifest is checked again, the footers are not read again."""
-    return Store.open(directory, footers=False)
+    """The store that :func:`open_view` opened, its parts checked there: its manifest is
+    checked again, its parts are not."""
+    return Store.open(directory, verified=True)
 
 
 def scans(store: Store, filters: Filters) -> LazyTables:

@@ -123,6 +123,14 @@ def _second_part_twice(data: dict[str, Any]) -> None:
     data["sources"][1]["parts"]["games"] = data["sources"][0]["parts"]["games"]
 
 
+def _part_file(value: object) -> Callable[[dict[str, Any]], None]:
+    def tamper(data: dict[str, Any]) -> None:
+        files = data["sources"][0]["part_files"]
+        files[next(iter(files))] = value
+
+    return tamper
+
+
 def _same_file_twice(data: dict[str, Any]) -> None:
     data["sources"][1]["resolved"] = data["sources"][0]["resolved"]
 
@@ -167,6 +175,10 @@ TAMPERED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "part.other-folder": (part_name("parts/records/x.parquet"), "is not a part file of games"),
     "part.missing": (part_name("parts/games/gone.parquet"), "is missing"),
     "part.twice": (_second_part_twice, "is named twice"),
+    "part_files": (source_field("part_files", []), "sources[0].part_files is [], not an object"),
+    "part_files.entry": (_part_file({"size": 5}), 'is {"size":5}, not a size and rows'),
+    "part_files.size": (_part_file({"size": -1, "rows": 0}), ".size is -1, not a whole number"),
+    "part_files.rows": (_part_file({"size": 0, "rows": 1.5}), ".rows is 1.5, not a whole number"),
     "counts.sum": (counts(1, 1, 5), "counts 5 record(s) but 1 game(s) and 1 invalid"),
     "counts.parts": (counts(2**40, 0, 2**40), "counts 1099511627776 games but its games parts"),
     "counts.total": (_huge_totals, "count more than 2^63-1 games"),
@@ -310,6 +322,78 @@ def test_the_rows_of_every_part_of_a_source_are_counted(store: Path) -> None:
     error = refused(store)
     assert error.code is Code.STORE_DAMAGED
     assert "sources[1] counts" in str(error)
+
+
+def test_a_part_of_another_size_is_named_even_when_its_footer_is_sound(store: Path) -> None:
+    """A part that is not the size it was written (here the same rows written anew without
+    compression) is damaged, though its columns and rows are right."""
+    part = first_part(store)
+    written = part.stat().st_size
+    pl.read_parquet(part).write_parquet(part, compression="uncompressed")
+    error = refused(store)
+    assert error.code is Code.STORE_DAMAGED
+    assert (
+        f"part {part.relative_to(store).as_posix()} is {part.stat().st_size} bytes, not the "
+        f"{written} it was written with"
+    ) in str(error)
+
+
+def test_parts_of_their_written_sizes_are_opened_without_their_footers(
+    store: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sizes and rows the manifest records stand for the footers: opening the store
+    reads none, and a count the recorded rows do not add up to is told all the same."""
+    from spades_replay.store import read
+
+    def unread(path: object) -> None:
+        raise AssertionError(f"read the footer of {path}")
+
+    monkeypatch.setattr(read, "_schema", unread)
+    monkeypatch.setattr(read, "_rows", unread)
+    Store.open(store)
+    data = manifest_of(store)
+    data["sources"][1]["records"] += 1
+    data["sources"][1]["invalid"] += 1
+    write_manifest(store, data)
+    assert "sources[1] counts" in str(refused(store))
+
+
+def _without_part_files(store: Path, keep: int = 0) -> None:
+    """The manifest as written before part files' sizes and rows were kept (every source's;
+    with ``keep``, all but that many of the first source's entries)."""
+    data = manifest_of(store)
+    for source in data["sources"]:
+        files = source.pop("part_files")
+        if keep:
+            source["part_files"] = dict(list(files.items())[:keep])
+            keep = 0
+    write_manifest(store, data)
+
+
+@pytest.mark.parametrize("keep", [0, 1])
+def test_parts_without_their_written_sizes_are_checked_by_their_footers(
+    store: Path, keep: int
+) -> None:
+    """A source whose entry does not record every part (a manifest written before they
+    were kept, or one whose record lacks a part) has its parts' footers read."""
+    _without_part_files(store, keep)
+    Store.open(store)
+    _truncated(first_part(store))
+    assert "is not a Parquet file, or is cut short" in str(refused(store))
+
+
+def test_an_ingest_records_what_an_older_manifest_lacks(store: Path, built: Path) -> None:
+    """An ingest (here finding every file unchanged) writes the sizes and rows of the
+    parts of every source into the manifest, as it would have written them."""
+    _without_part_files(store)
+    result = cli("ingest", str(TWO), str(FOUR), "--store", str(store), "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "2 unchanged" in result.stdout
+    assert manifest_of(store)["sources"] == manifest_of(built)["sources"]
+    for source in manifest_of(store)["sources"]:
+        for name, part in source["part_files"].items():
+            assert part["size"] == (store / name).stat().st_size
+            assert part["rows"] == pl.read_parquet(store / name).height
 
 
 def test_ingest_rebuild_makes_a_damaged_store_anew(store: Path, built: Path) -> None:

@@ -57,6 +57,7 @@ from spades_replay.store.layout import (
     PARTS,
     STORE_VERSION,
     Manifest,
+    PartFile,
     SourceEntry,
     StoreError,
     StoreLock,
@@ -65,11 +66,11 @@ from spades_replay.store.layout import (
     remove_unreferenced,
     write_manifest,
 )
-from spades_replay.store.read import verify_parts
+from spades_replay.store.read import verify_parts, with_part_files
 
 PART_PIECES = 4
 """How many pieces of a file one part file holds (its last part may hold fewer). Every query
-opens every part and every command that opens a store checks each part's footer, so fewer,
+opens every part and every command that opens a store looks at each part's size, so fewer,
 larger parts make both faster, and writing them makes the ingest faster too; the rows held
 until they are written cost memory (some 15 MB a piece of two-player games)."""
 
@@ -152,6 +153,7 @@ class _Reading:
     invalid: int = 0
     next_part: int = 0
     parts: dict[str, list[str]] = field(default_factory=dict)
+    part_files: dict[str, PartFile] = field(default_factory=dict)
     io_error: dict[str, Any] | None = None
     held: dict[str, list[pl.DataFrame]] = field(default_factory=dict)
 
@@ -168,6 +170,7 @@ class _Reading:
             invalid=self.invalid,
             parts=self.parts,
             io_error=self.io_error,
+            part_files=self.part_files,
         )
 
 
@@ -351,6 +354,7 @@ class _Writer:
         if new:
             self.written.append(path)
         reading.parts.setdefault(table, []).append(name)
+        reading.part_files[name] = PartFile(encoded.getbuffer().nbytes, frame.height)
 
     def discard(self) -> None:
         """Remove every part file (and folder) this run wrote: a run that failed before
@@ -473,6 +477,7 @@ def ingest(
         else:
             old = read_manifest(directory) or Manifest(settings.to_dict())
             verify_parts(directory, old)
+            old = with_part_files(directory, old)
         writer = _Writer(directory, settings, jobs, report, chunk_bytes)
         try:
             manifest, named, sources = _update(paths, old, settings, writer, prune, progress)

@@ -16,7 +16,7 @@ True
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from spades_replay.errors import Code, Problem
 from spades_replay.replayer.validate import RecordReport, Summary
 from spades_replay.store.layout import (
     Manifest,
+    PartFile,
     SourceEntry,
     StoreError,
     damaged,
@@ -121,38 +122,108 @@ def _part_rows(directory: Path, name: str) -> int:
 
 
 def verify_parts(directory: Path, manifest: Manifest) -> None:
-    """Check what the manifest says of its part files against their Parquet footers: each
-    is Parquet (not other bytes, not cut short), holds its table's columns with their types,
-    and the ``games`` and ``records`` rows of each source are as many as the manifest
-    counts. Only the footers are read: each part's schema, then the rows of each source's
-    ``games`` and of its ``records`` in one scan (a store of a million games has thousands
-    of parts). Raises the ``store.damaged``
-    :class:`~spades_replay.store.layout.StoreError` naming the first part, in the
-    manifest's order, that fails."""
-    expected = {table: list(schema.items()) for table, schema in schemas().items()}
-    for source in manifest.sources:
-        for table, names in source.parts.items():
-            for name in names:
-                columns = _schema(directory / name)
-                if isinstance(columns, BaseException):
-                    raise _unreadable(directory, name, columns)
-                if columns != expected[table]:
-                    wrong = _columns_wrong(columns, expected[table])
-                    raise damaged(directory, f"part {safe(name, 300)} {wrong}")
+    """Check what the manifest says of its part files against the files: each is Parquet
+    (not other bytes, not cut short), holds its table's columns with their types, and the
+    ``games`` and ``records`` rows of each source are as many as the manifest counts.
+
+    A source whose manifest entry records every part's size and rows (``part_files``, which
+    ingest writes) is checked without reading a file: the rows it records add up to the
+    source's counts, and each part is the size it was written (a stat). Only a part of
+    another size, or a source from a manifest that records none, has its Parquet footers
+    read: each part's schema, then the rows of the source's ``games`` and of its
+    ``records`` in one scan (a store of a million games has over a thousand parts, and
+    reading their footers took a third of a second of every command that opened it).
+    Raises the ``store.damaged`` :class:`~spades_replay.store.layout.StoreError` naming the
+    first source, in the manifest's order, that fails, and the part where one is to blame.
+    """
     for number, source in enumerate(manifest.sources):
+        recorded = _recorded(source)
+        if recorded is None:
+            _check_footers(directory, number, source)
+            continue
         for table in ("games", "records"):
-            names = list(source.parts.get(table, ()))
-            count = _rows([directory / name for name in names])
-            if isinstance(count, BaseException):
-                # one at a time, to name the part that stops the scan
-                count = sum(_part_rows(directory, name) for name in names)
-            claimed = source.games if table == "games" else source.records
-            if count != claimed:
-                raise damaged(
-                    directory,
-                    f"sources[{number}] counts {claimed} {table} but its {table} parts hold "
-                    f"{count} row(s)",
-                )
+            rows = sum(recorded[name].rows for name in source.parts.get(table, ()))
+            _check_count(directory, number, source, table, rows)
+        resized = _resized(directory, source, recorded)
+        if resized is not None:
+            _check_footers(directory, number, source)
+            name, size = resized
+            raise damaged(
+                directory,
+                f"part {safe(name, 300)} is {size} bytes, not the {recorded[name].size} "
+                "it was written with",
+            )
+
+
+def _recorded(source: SourceEntry) -> dict[str, PartFile] | None:
+    """The sizes and rows of a source's parts as ingest recorded them, when its entry
+    records every one."""
+    files = source.part_files
+    if files is None or set(files) != {name for names in source.parts.values() for name in names}:
+        return None
+    return files
+
+
+def _resized(
+    directory: Path, source: SourceEntry, recorded: dict[str, PartFile]
+) -> tuple[str, int] | None:
+    """The first of a source's parts whose size is not the one recorded, with its size."""
+    for names in source.parts.values():
+        for name in names:
+            try:
+                size = os.stat(directory / name).st_size
+            except OSError as error:
+                raise _unreadable(directory, name, error) from None
+            if size != recorded[name].size:
+                return name, size
+    return None
+
+
+def _check_count(directory: Path, number: int, source: SourceEntry, table: str, rows: int) -> None:
+    claimed = source.games if table == "games" else source.records
+    if rows != claimed:
+        raise damaged(
+            directory,
+            f"sources[{number}] counts {claimed} {table} but its {table} parts hold {rows} row(s)",
+        )
+
+
+def _check_footers(directory: Path, number: int, source: SourceEntry) -> None:
+    """Check a source's parts by their Parquet footers: each part's columns, then the rows
+    of its ``games`` and ``records`` against its counts."""
+    expected = {table: list(schema.items()) for table, schema in schemas().items()}
+    for table, names in source.parts.items():
+        for name in names:
+            columns = _schema(directory / name)
+            if isinstance(columns, BaseException):
+                raise _unreadable(directory, name, columns)
+            if columns != expected[table]:
+                wrong = _columns_wrong(columns, expected[table])
+                raise damaged(directory, f"part {safe(name, 300)} {wrong}")
+    for table in ("games", "records"):
+        names = list(source.parts.get(table, ()))
+        count = _rows([directory / name for name in names])
+        if isinstance(count, BaseException):
+            # one at a time, to name the part that stops the scan
+            count = sum(_part_rows(directory, name) for name in names)
+        _check_count(directory, number, source, table, count)
+
+
+def with_part_files(directory: Path, manifest: Manifest) -> Manifest:
+    """``manifest`` with every source's ``part_files``: those a manifest written before
+    they were kept lacks are read from the parts (their sizes, and their rows from their
+    footers). For a manifest :func:`verify_parts` has just passed."""
+    sources = []
+    for source in manifest.sources:
+        if _recorded(source) is None:
+            files = {
+                name: PartFile(os.stat(directory / name).st_size, _part_rows(directory, name))
+                for names in source.parts.values()
+                for name in names
+            }
+            source = replace(source, part_files=files)
+        sources.append(source)
+    return replace(manifest, sources=tuple(sources))
 
 
 def _columns_wrong(found: list[tuple[str, Any]], wanted: list[tuple[str, Any]]) -> str:
@@ -178,14 +249,15 @@ class Store:
     manifest: Manifest
 
     @classmethod
-    def open(cls, directory: str | os.PathLike[str], *, footers: bool = True) -> Store:
+    def open(cls, directory: str | os.PathLike[str], *, verified: bool = False) -> Store:
         """Open the store in ``directory``, its manifest and part files checked
         (:func:`verify_parts`): :class:`~spades_replay.store.layout.StoreError` when there
         is none, one of another version, or a damaged one (``store.damaged``). With
-        ``footers`` false the parts' footers are not read again: for a reader that opened
-        the same manifest with them read (the dashboard keys everything on its digest)."""
+        ``verified`` the parts are not checked against the manifest again: for a reader that
+        opened the same manifest with them checked (the dashboard keys everything on its
+        digest)."""
         store = cls(Path(directory), open_manifest(directory))
-        if footers:
+        if not verified:
             verify_parts(store.directory, store.manifest)
         return store
 
