@@ -509,8 +509,9 @@ def test_query_views_number_games_as_stats(fixtures_store: Path) -> None:
     rows = run(store, "SELECT game, game_id, source, line FROM games ORDER BY game").rows
     games = store.table("games")
     assert rows == list(games.select("game", "game_id", "source", "line").iter_rows())
-    seats = run(store, "SELECT count(*) FROM seat_hands").rows
-    assert seats == [(store.table("seat_hands").height,)]
+    seats = run(store, "SELECT game, hand, seat, player FROM seat_hands ORDER BY ALL").rows
+    table = store.table("seat_hands").select("game", "hand", "seat", "player").sort(pl.all())
+    assert seats == list(table.iter_rows())
     invalid = run(store, "SELECT count(DISTINCT (source, line)) FROM problems").rows
     assert invalid == [(len(INVALID_FIXTURES),)]
 
