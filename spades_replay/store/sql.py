@@ -215,8 +215,8 @@ def _fill(
     rows: list[tuple[Any, ...]],
 ) -> None:
     """Create ``table`` with ``columns`` (name, SQL type) holding ``rows``, in one statement
-    (row by row, DuckDB takes about a millisecond a row: seconds for the parts of a
-    million-game store)."""
+    (row by row, DuckDB takes about a millisecond a row: seconds for a store of thousands of
+    files)."""
     connection.execute(f"CREATE TABLE {table} ({', '.join(f'{n} {k}' for n, k in columns)})")
     if rows:
         lists = ", ".join(f"unnest(?::{kind}[])" for _, kind in columns)
