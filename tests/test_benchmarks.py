@@ -57,7 +57,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
         "rounds": 1,
         "kernel": "compiled",
         "stages": {"four-player": figures},
-        "cli": {"games": 1600, "seconds": 3.0, "wall_seconds": 4.0, "ratio": 0.16},
+        "cli": {"games": 20000, "seconds": 3.0, "wall_seconds": 4.0, "ratio": 0.16},
         "jobs": {"jobs_1_seconds": 2.0, "jobs_2_seconds": 1.0, "speedup": 2.0},
         "memory": {"corpus_mb": 1.0, "jobs_1_peak_mb": 50.0, "jobs_2_tree_peak_mb": 90.0},
         "startup": run.startup_figures(1),
@@ -76,7 +76,7 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     assert "the verifier's kernel: compiled" in text
     assert "| validate in pure Python (no C compiler at install) >= 0.15 | " in text
     assert "| --jobs 2 >= 1.7 x --jobs 1 | 2.00 x" in text
-    assert "| `spades-replay validate` of 1,600 mixed games >= 0.3 of orjson" in text
+    assert "| `spades-replay validate` of 20,000 mixed games >= 0.3 of orjson" in text
     assert "| `spades-replay --help` and `validate` of one record <= 1.5 x" in text
     assert "| `simulate`, heuristic bots, one core: >= 300 four-player games/s |" in text
 
@@ -89,7 +89,7 @@ def test_the_store_benchmark_report_renders_and_its_query_runs(tmp_path: Path) -
     from spades_replay.store.sql import run
 
     ingest([FIXTURES / "corpus"], tmp_path / "store")
-    rows = run(Store.open(tmp_path / "store"), module.NIL_BY_PLAYER).rows
+    rows = run(Store.open(tmp_path / "store"), module.nil_by_player()).rows
     assert rows
     results = {
         "when": "now",
