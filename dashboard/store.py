@@ -258,14 +258,11 @@ def in_background(work: Callable[[], T], name: str) -> Future[T]:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def side_hands(directory: str, key: str, game: int) -> pl.DataFrame:
-    """The ``side_hands`` rows of one game."""
-    connection = connect(checked(directory))
+    """The ``side_hands`` rows of one game, read from the one part file that holds them."""
+    connection = connect(checked(directory), game=game)
     try:
         return _frame(
-            connection,
-            "SELECT * FROM side_hands WHERE game = ? ORDER BY hand, side",
-            schemas()["side_hands"],
-            [game],
+            connection, "SELECT * FROM side_hands ORDER BY hand, side", schemas()["side_hands"]
         )
     finally:
         connection.close()

@@ -593,6 +593,47 @@ def test_a_store_inside_its_corpus_never_ingests_itself(tmp_path: Path) -> None:
     assert (again.files, again.read, again.unchanged) == (1, 0, 1)
 
 
+def test_a_connection_of_one_game_reads_the_one_part_that_holds_it(tmp_path: Path) -> None:
+    """``connect(store, game=N)``: each view that numbers games holds game N's rows, those
+    the whole store's views give for it, read from one part file per table (the part of
+    ``games`` whose recorded rows reach N names it); ``problems`` is empty, and a number
+    past the store's games gives no rows. A manifest without the parts' rows (written
+    before they were kept) reads every part of the game's source, to the same rows."""
+    from dataclasses import replace
+
+    from spades_replay.store.sql import connect
+
+    _cut_parts(tmp_path, files=2, games=2 * PART_PIECES + 1, chunk_bytes=3000)
+    store = Store.open(tmp_path / "cut")
+    older = Store(
+        store.directory,
+        replace(
+            store.manifest,
+            sources=tuple(replace(source, part_files=None) for source in store.manifest.sources),
+        ),
+    )
+    whole = connect(store)
+    games = sum(source.games for source in store.manifest.sources)
+    assert games == 2 * (2 * PART_PIECES + 1)
+    numbered = ("games", "side_hands", "seat_hands", "records")
+    for game in range(games):
+        one, old = connect(store, game=game), connect(older, game=game)
+        for table in numbered:
+            parts = store.game_parts(table, game)
+            assert len(parts) == 1, (table, game)
+            assert len(older.game_parts(table, game)) > 1
+            expected = whole.sql(f"SELECT * FROM {table} WHERE game = {game} ORDER BY ALL")
+            rows = expected.fetchall()
+            assert rows, (table, game)
+            assert one.sql(f"SELECT * FROM {table} ORDER BY ALL").fetchall() == rows
+            assert old.sql(f"SELECT * FROM {table} ORDER BY ALL").fetchall() == rows
+        assert one.sql("SELECT count(*) FROM problems").fetchall() == [(0,)]
+    past = connect(store, game=games)
+    for table in numbered:
+        assert store.game_parts(table, games) == []
+        assert past.sql(f"SELECT count(*) FROM {table}").fetchall() == [(0,)]
+
+
 @pytest.mark.parametrize("name", ["bomb.jsonl", "bomb.jsonl.gz"])
 def test_ingest_writes_records_and_problems_in_parts_as_it_goes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from spades_replay.errors import Code, Problem
 from spades_replay.replayer.validate import RecordReport, Summary
 from spades_replay.store.layout import (
+    PARTS,
     Manifest,
     PartFile,
     SourceEntry,
@@ -282,6 +283,30 @@ class Store:
             for source, base in self.bases()
             for name in source.parts.get(table, ())
         ]
+
+    def game_parts(self, table: str, game: int) -> list[tuple[Path, int]]:
+        """The part files of ``table`` that hold game number ``game``, each with its base
+        number (none when the store has no such game). Ingest writes a source's tables in
+        step, one part file of each per flush under the same file name, so the part of
+        ``games`` whose recorded rows reach the game names the one part of ``table`` that
+        holds it (none when that flush wrote no row of ``table``). A source whose manifest
+        entry records no rows for its parts gives all of its parts."""
+        for source, base in self.bases():
+            if not base <= game < base + source.games:
+                continue
+            names = source.parts.get(table, [])
+            written = source.part_files or {}
+            before = base
+            for name in source.parts.get("games", []):
+                part = written.get(name)
+                if part is None:
+                    break
+                before += part.rows
+                if game < before:
+                    same = f"{PARTS}/{table}/{name.rsplit('/', 1)[-1]}"
+                    return [(self.directory / same, base)] if same in names else []
+            return [(self.directory / name, base) for name in names]
+        return []
 
     def table(self, table: str) -> pl.DataFrame:
         """One table of the whole store, in input order, numbered as ``stats`` numbers it."""

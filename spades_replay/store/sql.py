@@ -31,6 +31,8 @@ from spades_replay.store.read import Store
 from spades_replay.text import safe
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import duckdb
 
 VIEWS = ("games", "side_hands", "seat_hands", "seat_analysis", "records", "problems")
@@ -168,6 +170,10 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def _numbers_games(table: str) -> bool:
+    return any(name == "game" for name, _ in COLUMNS[table])
+
+
 def _view(table: str, parts: list[tuple[str, int]]) -> str:
     """The SQL of one table's view over its part files (``parts``: each resolved, with the
     number of the store's games before its file), games numbered across the store: each
@@ -179,7 +185,7 @@ def _view(table: str, parts: list[tuple[str, int]]) -> str:
         nulls = ", ".join(f"CAST(NULL AS {kind}) AS {name}" for name, kind in columns)
         return f"SELECT {nulls} WHERE false"
     files = ", ".join(_literal(path) for path, _ in parts)
-    if not any(name == "game" for name, _ in columns):
+    if not _numbers_games(table):
         return f"SELECT * FROM read_parquet([{files}])"
     bases = ", ".join(str(base) for _, base in parts)
     return (
@@ -188,24 +194,34 @@ def _view(table: str, parts: list[tuple[str, int]]) -> str:
     )
 
 
-def _resolved(store: Store, table: str) -> list[tuple[str, int]]:
-    """The part files of ``table`` in game order (:meth:`Store.part_paths`, as text), their
-    links resolved (DuckDB's allowed directories are checked on the path it is given), each
-    with its base number: each folder is resolved once, and a part on its own only where it
-    is a link (resolving each path took 60 ms at 1,400 parts)."""
-    root = str(store.directory)
+def _resolved(parts: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The part files ``parts`` (paths as text, each with its base number), their links
+    resolved (DuckDB's allowed directories are checked on the path it is given): each folder
+    is resolved once, and a part on its own only where it is a link (resolving each path
+    took 60 ms at 1,400 parts)."""
     folders: dict[str, str] = {}
     resolved = []
-    for source, base in store.bases():
-        for name in source.parts.get(table, ()):
-            path = os.path.join(root, name)
-            parent, file = os.path.split(path)
-            folder = folders.get(parent)
-            if folder is None:
-                folder = folders[parent] = os.path.realpath(parent)
-            real = os.path.realpath(path) if os.path.islink(path) else os.path.join(folder, file)
-            resolved.append((real, base))
+    for path, base in parts:
+        parent, file = os.path.split(path)
+        folder = folders.get(parent)
+        if folder is None:
+            folder = folders[parent] = os.path.realpath(parent)
+        real = os.path.realpath(path) if os.path.islink(path) else os.path.join(folder, file)
+        resolved.append((real, base))
     return resolved
+
+
+def _parts(store: Store, table: str, game: int | None) -> list[tuple[str, int]]:
+    """The part files of ``table`` in game order, as text, each with its base number: all of
+    them, or those that hold game number ``game`` (:meth:`Store.game_parts`)."""
+    if game is not None:
+        return [(str(path), base) for path, base in store.game_parts(table, game)]
+    root = str(store.directory)
+    return [
+        (os.path.join(root, name), base)
+        for source, base in store.bases()
+        for name in source.parts.get(table, ())
+    ]
 
 
 def _fill(
@@ -225,13 +241,21 @@ def _fill(
 
 
 def connect(
-    store: Store, scratch: str | None = None, threads: int | None = None
+    store: Store,
+    scratch: str | None = None,
+    threads: int | None = None,
+    game: int | None = None,
 ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB database with the store's tables as views, shut in: it reads
     the store's part files and nothing else (no other file, no network; with ``scratch``,
     also that folder, where :func:`write_parquet` writes), never installs or loads an
     extension, and its configuration is locked, so that no statement can change that.
-    ``threads``: how many threads DuckDB may use (all cores unless given)."""
+    ``threads``: how many threads DuckDB may use (all cores unless given).
+
+    With ``game``, the views hold game number ``game`` alone: each table that numbers games
+    reads only the part file that holds it, and ``problems`` is empty. A page about one
+    game asks this, in milliseconds, where a view of a million games' parts takes DuckDB
+    most of a second to filter."""
     import duckdb
 
     allowed = [os.path.join(os.path.realpath(store.directory), PARTS) + os.sep]
@@ -245,7 +269,6 @@ def connect(
         connection.execute(f"SET threads TO {int(threads)}")
     connection.execute("SET allowed_directories = ?", [allowed])
     connection.execute("SET enable_external_access = false")
-    parts = {table: _resolved(store, table) for table in VIEWS}
     sources = [
         (
             source.path,
@@ -265,7 +288,13 @@ def connect(
     for table in VIEWS:
         if table == "seat_analysis" and not store.analysis:
             continue
-        view = _view(table, parts[table])
+        if game is None:
+            view = _view(table, _resolved(_parts(store, table, None)))
+        elif _numbers_games(table):
+            one = _view(table, _resolved(_parts(store, table, game)))
+            view = f"SELECT * FROM ({one}) WHERE game = {int(game)}"
+        else:
+            view = _view(table, [])
         connection.execute(f"CREATE VIEW {table} AS {view}")
     connection.execute("SET lock_configuration = true")
     return connection
@@ -360,7 +389,7 @@ def failure(store: Store, error: BaseException) -> StoreError:
     text = str(error)
     for table in VIEWS:
         parts = store.part_paths(table)
-        for (path, _), (real, _) in zip(parts, _resolved(store, table), strict=True):
+        for (path, _), (real, _) in zip(parts, _resolved(_parts(store, table, None)), strict=True):
             if real in text:
                 name = path.relative_to(store.directory).as_posix()
                 if not path.exists():
