@@ -171,6 +171,7 @@ def _literal(text: str) -> str:
 
 
 def _numbers_games(table: str) -> bool:
+    """Whether ``table`` has a ``game`` column (its rows belong to games)."""
     return any(name == "game" for name, _ in COLUMNS[table])
 
 
