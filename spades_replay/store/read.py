@@ -290,21 +290,20 @@ class Store:
         step, one part file of each per flush under the same file name, so the part of
         ``games`` whose recorded rows reach the game names the one part of ``table`` that
         holds it (none when that flush wrote no row of ``table``). A source whose manifest
-        entry records no rows for its parts gives all of its parts."""
+        entry does not record every part's rows (those :func:`verify_parts` checks) gives
+        all of its parts."""
         for source, base in self.bases():
             if not base <= game < base + source.games:
                 continue
             names = source.parts.get(table, [])
-            written = source.part_files or {}
-            before = base
-            for name in source.parts.get("games", []):
-                part = written.get(name)
-                if part is None:
-                    break
-                before += part.rows
-                if game < before:
-                    same = f"{PARTS}/{table}/{name.rsplit('/', 1)[-1]}"
-                    return [(self.directory / same, base)] if same in names else []
+            recorded = _recorded(source)
+            if recorded is not None:
+                before = base
+                for name in source.parts.get("games", []):
+                    before += recorded[name].rows
+                    if game < before:
+                        same = f"{PARTS}/{table}/{name.rsplit('/', 1)[-1]}"
+                        return [(self.directory / same, base)] if same in names else []
             return [(self.directory / name, base) for name in names]
         return []
 
