@@ -390,7 +390,8 @@ def failure(store: Store, error: BaseException) -> StoreError:
     text = str(error)
     for table in VIEWS:
         parts = store.part_paths(table)
-        for (path, _), (real, _) in zip(parts, _resolved(_parts(store, table, None)), strict=True):
+        resolved = _resolved((str(path), base) for path, base in parts)
+        for (path, _), (real, _) in zip(parts, resolved, strict=True):
             if real in text:
                 name = path.relative_to(store.directory).as_posix()
                 if not path.exists():
