@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import gzip
+import importlib
 import os
 import random
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -226,7 +228,7 @@ def _quick_hand(
     while state.phase is not Phase.PLAY:
         recorder.act(next_action(state, seats, rng))
         state = recorder.state
-    recorder._played(_card_play(state, bots, rng))
+    recorder._played(CARD_PLAY(state, bots, rng))
 
 
 def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> PlayOutcome:
@@ -270,6 +272,53 @@ def _card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> Pl
         winners.append(leader)
         plays += trick
     return PlayOutcome(tuple(plays), first, tuple(winners), tuple(won), tuple(held), broken)
+
+
+def _compiled_play() -> Callable[..., tuple[Any, ...]] | None:
+    """``play_hand`` of the compiled kernel (``_play_kernel.c``), where the install built it
+    (it needs a C compiler)."""
+    try:
+        # by name: import-linter reads a static import of it as one of the whole package
+        kernel = importlib.import_module("spades_replay.play._play_kernel")
+    except ImportError:
+        return None
+    play_hand: Callable[..., tuple[Any, ...]] = kernel.play_hand
+    return play_hand
+
+
+COMPILED_PLAY = _compiled_play()
+"""The compiled kernel's ``play_hand``, or ``None`` where it was not built."""
+
+
+def _compiled_card_play(state: HandState, bots: list[QuickBot], rng: random.Random) -> PlayOutcome:
+    """:func:`_card_play` on the compiled kernel: the same outcome, from the same draws of
+    ``rng`` (the random bots' choices are ``rng.choice`` among the same cards, in the same
+    order)."""
+    assert COMPILED_PLAY is not None
+    opening = opening_card(state.variant, state.rules)
+    plays, winners, won, held, broken = COMPILED_PLAY(
+        state.holdings,
+        state.trick_leader,
+        -1 if opening is None else opening,
+        spades_open(state.rules, spades_broken=False),
+        state.bids,
+        sum(1 << seat for seat, bot in enumerate(bots) if type(bot) is RandomBot),
+        rng.choice,
+    )
+    return PlayOutcome(plays, state.trick_leader, winners, won, held, broken)
+
+
+PLAY_KERNEL_VARIABLE = "SPADES_PLAY_KERNEL"
+"""Set to ``python`` to play self-play's cards with :func:`_card_play` even where the
+compiled kernel is built."""
+CARD_PLAY = (
+    _card_play
+    if COMPILED_PLAY is None or os.environ.get(PLAY_KERNEL_VARIABLE, "").strip().lower() == "python"
+    else _compiled_card_play
+)
+"""How :func:`simulate_game` plays the cards of a hand between heuristic and random bots: on
+the compiled kernel where it is built, unless :data:`PLAY_KERNEL_VARIABLE` says ``python``;
+both give the same games, byte for byte."""
 
 
 @dataclass(frozen=True, slots=True)
