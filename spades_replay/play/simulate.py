@@ -140,11 +140,9 @@ def game_seed(seed: int, index: int) -> int:
 
 
 def deal_of(deck: Sequence[int], dealer: int) -> list[list[int]]:
-    """Four-player: deal ``deck`` one card at a time, starting left of ``dealer``."""
-    seats: list[list[int]] = [[], [], [], []]
-    for index, card in enumerate(deck):
-        seats[(dealer + 1 + index) % 4].append(card)
-    return seats
+    """Four-player: deal ``deck`` one card at a time, starting left of ``dealer``: card *i*
+    goes to seat ``(dealer + 1 + i) % 4``, so each seat takes every fourth card."""
+    return [list(deck[(seat - dealer - 1) % 4 :: 4]) for seat in range(4)]
 
 
 def simulate_game(

@@ -52,7 +52,7 @@ def cards_named(names: Iterable[str]) -> tuple[Card, ...]:
 
 def card_names(cards: Iterable[Card]) -> tuple[str, ...]:
     """Card names for engine cards."""
-    return tuple(CARD_NAMES[card] for card in cards)
+    return tuple(map(CARD_NAMES.__getitem__, cards))
 
 
 def _exchanges(hand: models.AnyHand) -> tuple[Exchange, ...]:
