@@ -64,10 +64,9 @@ def test_every_stage_runs_and_the_report_renders() -> None:
         "simulate": run.simulate_figures(1),
     }
     assert set(results["simulate"]) == {
-        "four-player, heuristic",
-        "four-player, random",
-        "two-player, heuristic",
-        "two-player, random",
+        f"{variant}, {kind}"
+        for variant in ("four-player", "two-player")
+        for kind in ("heuristic", "random", "random, lose_score=-300")
     }
     assert set(results["startup"]) == {"import orjson", "--help", "validate one record"}
     text = run.markdown(results)
@@ -79,6 +78,8 @@ def test_every_stage_runs_and_the_report_renders() -> None:
     assert "| `spades-replay validate` of 20,000 mixed games >= 0.3 of orjson" in text
     assert "| `spades-replay --help` and `validate` of one record <= 1.5 x" in text
     assert "| `simulate`, heuristic bots, one core: >= 300 four-player games/s |" in text
+    assert "| `simulate`, random bots: >= 1000 games/s | under `lose_score=-300`" in text
+    assert "stops at the 60-hand cap" in text
 
 
 @pytest.mark.slow
