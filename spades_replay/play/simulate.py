@@ -209,8 +209,9 @@ def _quick_hand(
     same draws from ``rng``: the draft past its first two turns (where Blind Nil may still be
     declared) and the card play are decided on plain values and handed to the recorder whole:
     the draft through :meth:`Recorder.draw_turns`, which checks it by the engine's rules, the
-    card play as the engine's outcome of it (:func:`_card_play`), which the recorder takes
-    as it is; everything else goes one action at a time."""
+    card play as the engine's outcome of it (:data:`CARD_PLAY`: :func:`_card_play`, or the
+    same on the compiled kernel), which the recorder takes as it is; everything else goes one
+    action at a time."""
     state = recorder.state
     if state.phase is Phase.DRAFT:
         while len(state.draft) < 2:
