@@ -10,10 +10,7 @@ same draws from the game's generator.
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -35,7 +32,7 @@ from spades_replay.play.simulate import (
 )
 from spades_replay.record.io import dumps
 
-from .support.ckernels import can_build, compile_strictly
+from .support.ckernels import can_build, compile_strictly, printed_in_a_new_process
 from .support.games import random_rules
 
 needs_compiled = pytest.mark.skipif(
@@ -59,16 +56,8 @@ def test_the_c_source_compiles_without_a_warning(tmp_path: Path) -> None:
 
 def _card_play_of_a_new_process(setting: str | None) -> str:
     """How a new process plays self-play's cards, ``SPADES_PLAY_KERNEL`` set to ``setting``."""
-    environment = {
-        name: value for name, value in os.environ.items() if name != PLAY_KERNEL_VARIABLE
-    }
-    if setting is not None:
-        environment[PLAY_KERNEL_VARIABLE] = setting
     script = "from spades_replay.play.simulate import CARD_PLAY; print(CARD_PLAY.__name__)"
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True
-    )
-    return done.stdout.strip()
+    return printed_in_a_new_process(script, PLAY_KERNEL_VARIABLE, setting)
 
 
 def test_the_compiled_kernel_plays_unless_python_is_asked_for() -> None:

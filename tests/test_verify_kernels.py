@@ -10,10 +10,7 @@ the install quietly fall back to Python.
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,7 +28,7 @@ from spades_replay.replayer.verify import (
     Kernel,
 )
 
-from .support.ckernels import can_build, compile_strictly
+from .support.ckernels import can_build, compile_strictly, printed_in_a_new_process
 
 needs_compiled = pytest.mark.skipif(
     COMPILED_KERNEL is None, reason="the compiled kernel is not built here (no C compiler)"
@@ -70,14 +67,8 @@ def test_the_c_source_takes_the_card_letters_from_the_engine() -> None:
 
 def _kernel_of_a_new_process(setting: str | None) -> str:
     """The kernel a new process verifies with, ``SPADES_VERIFY_KERNEL`` set to ``setting``."""
-    environment = {name: value for name, value in os.environ.items() if name != KERNEL_VARIABLE}
-    if setting is not None:
-        environment[KERNEL_VARIABLE] = setting
     script = "from spades_replay.replayer.verify import KERNEL; print(KERNEL.name)"
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True
-    )
-    return done.stdout.strip()
+    return printed_in_a_new_process(script, KERNEL_VARIABLE, setting)
 
 
 def test_the_default_kernel_is_the_compiled_one_unless_python_is_asked_for() -> None:

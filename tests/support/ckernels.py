@@ -3,8 +3,10 @@ of one source under every common warning, each an error."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -30,3 +32,15 @@ def compile_strictly(source: Path, out: Path) -> subprocess.CompletedProcess[str
         text=True,
         check=False,
     )
+
+
+def printed_in_a_new_process(script: str, variable: str, setting: str | None) -> str:
+    """What ``python -c script`` prints in a new process whose environment sets ``variable``
+    to ``setting`` (or leaves it unset, for ``None``): which kernel a process picks."""
+    environment = {name: value for name, value in os.environ.items() if name != variable}
+    if setting is not None:
+        environment[variable] = setting
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=environment, check=True
+    )
+    return done.stdout.strip()
