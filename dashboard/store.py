@@ -125,10 +125,14 @@ def _view(store: Store, connection: Any, directory: str, key: str) -> StoreView:
             "file": pl.String,
         },
     )
+    # every game with a seat row has one in its first hand (only a game's last hand may be
+    # unfinished, and an unfinished hand has no row), and a game's players stay its players:
+    # the first hand's rows name every player and game the whole table names, from one hand
+    # of each game rather than all of them
     players = _frame(
         connection,
         "SELECT player_key, arg_min(player, game) AS player, variant, rules FROM seat_hands "
-        "GROUP BY player_key, variant, rules ORDER BY player_key, variant, rules",
+        "WHERE hand = 1 GROUP BY player_key, variant, rules ORDER BY player_key, variant, rules",
         {"player_key": pl.String, "player": pl.String, "variant": pl.String, "rules": pl.String},
     )
     (hands,) = connection.execute("SELECT count(*) FROM side_hands").fetchone() or (0,)

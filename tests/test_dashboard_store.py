@@ -13,6 +13,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import orjson
+import polars as pl
 import pytest
 import streamlit as st
 from spades_replay.dashboard import selection, stats, whatif
@@ -198,6 +200,39 @@ def test_corpus_stats_of_a_store_count_the_uploads_after_its_games(
     assert at.metric[0].value == "1"
     players = next(frame.value for frame in at.dataframe if "complete_games" in frame.value)
     assert players.shape[0] == 4
+
+
+def test_the_players_of_a_store_are_those_of_all_its_seat_rows(tmp_path: Path) -> None:
+    """The sidebar's players come from each game's first hand: the same rows (player, the
+    name at her first game, variant and rule set) as grouping every seat row, on games with
+    an unfinished last hand, of both variants, with a player renamed from game to game, and
+    with players whose one game has one hand."""
+    lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()
+    renamed = [
+        line.replace(b'"name":"Alex"', f'"name":"Alex {number}"'.encode())
+        for number, line in enumerate(lines)
+    ]
+    short = orjson.loads(lines[0])
+    short["hands"] = short["hands"][:1]
+    del short["result"]
+    short["players"] = [{"name": f"Solo {seat}", "id": f"solo-{seat}"} for seat in range(4)]
+    corpus = tmp_path / "renamed.jsonl"
+    corpus.write_bytes(b"\n".join([*renamed, orjson.dumps(short)]) + b"\n")
+    directory = tmp_path / "store"
+    ingest([corpus, FIXTURES], directory)
+    seats = Store.open(directory).tables().seat_hands
+    assert seats.filter(pl.col("hand") > 1).height > 0
+    expected = (
+        seats.sort("game")
+        .group_by("player_key", "variant", "rules")
+        .agg(pl.col("player").first())
+        .select("player_key", "player", "variant", "rules")
+        .sort("player_key", "variant", "rules")
+    )
+    assert expected.filter(pl.col("player").str.starts_with("Alex ")).height > 0
+    assert expected.filter(pl.col("player").str.starts_with("Solo ")).height == 4
+    view = store_page.open_view(str(directory), manifest_key(str(directory)))
+    assert view.players.equals(expected)
 
 
 def test_corpus_stats_counted_in_the_store_are_those_of_its_tables_in_memory(
