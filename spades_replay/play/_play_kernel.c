@@ -139,8 +139,8 @@ static int side_need(const Play *play)
 {
     int contract = 0;
     int taken = 0;
-    int step = play->count == 4 ? 2 : play->count;
-    for (int seat = play->seat % 2; seat < play->count; seat += step) {
+    /* a side's seats: the seat alone in two-player, it and its partner (two on) in four */
+    for (int seat = play->seat % 2; seat < play->count; seat += 2) {
         if (play->has_bid[seat] && play->bid[seat] > 0) {
             contract += play->bid[seat];
             taken += play->won[seat];
