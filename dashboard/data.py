@@ -66,7 +66,7 @@ from spades_replay.replayer.replay import HandReplay, Replay
 from spades_replay.replayer.rescore import CorpusRescore, Rescore, RescoreError, rescore
 from spades_replay.replayer.validate import RecordReport, check_bytes, oversize_report, verify_bytes
 from spades_replay.stats.double_dummy import HandList, analysis_table
-from spades_replay.stats.tables import TableRows, Tables
+from spades_replay.stats.tables import TableRows, Tables, game_name
 
 UPLOAD_BYTES = DEFAULT_LIMITS.record_bytes
 """The largest upload taken (after decompression): the size limit of one record. Larger
@@ -154,7 +154,8 @@ class Upload:
 
 @dataclass
 class Reader:
-    """Turns records, one at a time, into table rows, game references and reports."""
+    """Turns records, one at a time, into table rows, game references and reports. A game
+    without an id is named as ``stats`` names it: after its number in its file."""
 
     limits: Limits = DEFAULT_LIMITS
     rows: TableRows = field(default_factory=TableRows)
@@ -163,6 +164,7 @@ class Reader:
     invalid: list[RecordReport] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     records: int = 0
+    file_games: dict[str, int] = field(default_factory=dict)
 
     def add(self, source: Source, origin: str, digest: str) -> None:
         """Check one record (a line or a whole file) and keep its rows, or its report."""
@@ -179,9 +181,10 @@ class Reader:
         ref = GameRef(origin, source.path, source.line, digest)
         game = len(self.refs)
         record = verified.record
-        self.rows.add(
-            verified.figures, record.players, record.game_id, game, source.path, source.line
-        )
+        in_file = self.file_games.get(source.path, 0)
+        self.file_games[source.path] = in_file + 1
+        game_id = record.game_id or game_name(in_file)
+        self.rows.add(verified.figures, record.players, game_id, game, source.path, source.line)
         for seat, player in enumerate(record.players):
             self.seats["game"].append(game)
             self.seats["seat"].append(seat)

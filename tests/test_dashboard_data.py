@@ -31,6 +31,7 @@ from spades_replay.errors import Code
 from spades_replay.plumbing.limits import Limits
 from spades_replay.replayer.replay import Replay
 from spades_replay.replayer.rescore import CorpusRescore, rescore
+from spades_replay.stats.collect import StatsCollection
 from spades_replay.stats.double_dummy import HandList, analysis_table
 
 from .conftest import FIXTURES, ROOT
@@ -159,6 +160,24 @@ def test_a_game_is_read_again_from_its_place(tmp_path: Path) -> None:
     sent = data.GameRef(data.UPLOAD, "games.jsonl", 2, upload.digest)
     assert data.replay_of(sent, {upload.digest: upload}) == _corpus_line(2)
     assert data.replay_of(sent, {}) is None
+
+
+def test_games_without_an_id_are_named_as_stats_names_them(tmp_path: Path) -> None:
+    """Each file numbers its games without an id from 0, as ``stats`` and a store do, not
+    the dashboard's count of the games loaded before them."""
+    lines = [
+        orjson.dumps({key: value for key, value in orjson.loads(line).items() if key != "game_id"})
+        for line in CORPUS.read_bytes().splitlines()[:3]
+    ]
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_bytes(b"\n".join(lines) + b"\n")
+    second.write_bytes(b"\n".join(lines[:2]) + b"\n")
+    loaded = data.read_files([(str(first), "a"), (str(second), "b")])
+    collection = StatsCollection([first, second])
+    assert list(collection) == []
+    expected = ["game-0", "game-1", "game-2", "game-0", "game-1"]
+    assert collection.tables().games["game_id"].to_list() == expected
+    assert loaded.tables.games["game_id"].to_list() == expected
 
 
 def test_a_ref_is_the_stores_answer_when_the_data_is_a_store() -> None:

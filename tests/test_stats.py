@@ -235,6 +235,27 @@ def test_game_sources_point_at_their_lines(corpus: Path, tmp_path: Path, jobs: i
         assert spades_replay.loads(path.read_bytes().splitlines()[line - 1]).game_id == game_id
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_game_without_an_id_is_named_after_its_number_in_its_file(
+    corpus: Path, tmp_path: Path, jobs: int
+) -> None:
+    """``game-N`` is the game's number in its file, however the file is cut into ranges."""
+    lines = [
+        orjson.dumps({key: value for key, value in orjson.loads(line).items() if key != "game_id"})
+        for line in (corpus / "four.jsonl").read_bytes().splitlines()
+    ]
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    collection = StatsCollection([path], jobs=jobs, chunk_bytes=2 * max(map(len, lines)))
+    assert list(collection) == []
+    tables = collection.tables()
+    names = [f"game-{game}" for game in range(len(lines))]
+    assert tables.games["game_id"].to_list() == names
+    for frame in (tables.side_hands, tables.seat_hands):
+        rows = frame.select("game", "game_id").unique().sort("game")
+        assert rows["game_id"].to_list() == names
+
+
 @pytest.mark.parametrize("kind", ["csv", "json", "parquet"])
 def test_stats_output_format_follows_the_extension(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], kind: str

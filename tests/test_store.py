@@ -538,6 +538,29 @@ def test_the_store_is_the_same_whatever_the_jobs_and_chunks(tmp_path: Path) -> N
     assert len(_cut_parts(tmp_path, files=2, games=12, chunk_bytes=9000)["games"]) > 1
 
 
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_game_without_an_id_is_named_after_its_number_in_every_piece(
+    tmp_path: Path, jobs: int
+) -> None:
+    """``game-N`` is the game's number in the store, in every piece of a file cut into byte
+    ranges, whoever reads them: not its number within its piece, which would name a game of
+    the second piece as one of the first."""
+    make_corpus(tmp_path / "ids", files=1, games=2 * PART_PIECES + 1)
+    lines = [
+        orjson.dumps({key: value for key, value in orjson.loads(line).items() if key != "game_id"})
+        for line in (tmp_path / "ids" / "part-00.jsonl").read_bytes().splitlines()
+    ]
+    path = tmp_path / "corpus.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    ingest([path], tmp_path / "store", jobs=jobs, chunk_bytes=max(map(len, lines)) + 1)
+    store = Store.open(tmp_path / "store")
+    assert len(store.manifest.sources[0].parts["games"]) > 1
+    names = [f"game-{game}" for game in range(len(lines))]
+    for table in ("games", "side_hands", "seat_hands", "records"):
+        rows = store.table(table).select("game", "game_id").unique().sort("game")
+        assert rows["game_id"].to_list() == names, table
+
+
 def test_a_part_file_holds_the_rows_of_part_pieces_pieces(tmp_path: Path) -> None:
     """A file read in pieces of one record each (its records are longer than a range, and
     a range where no line starts holds none): its rows are written every PART_PIECES pieces

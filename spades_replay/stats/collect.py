@@ -68,6 +68,7 @@ class StatsCollection:
         self._rows = TableRows()
         self._hands = HandList() if keep_hands else None
         self._games = 0
+        self._file_games: dict[str | None, int] = {}
         self._validation = CorpusValidation(
             paths,
             jobs=jobs,
@@ -80,7 +81,11 @@ class StatsCollection:
 
     def _take(self, sink: Sink, lines_before: int) -> None:
         assert isinstance(sink, RowSink)
-        sink.rows.renumber(self._games, lines_before)
+        # a task's records all come from one file
+        source = sink.rows.games["source"][0] if sink.count else None
+        file_games_before = self._file_games.get(source, 0)
+        self._file_games[source] = file_games_before + sink.count
+        sink.rows.renumber(self._games, lines_before, file_games_before)
         self._rows.extend(sink.rows)
         if self._hands is not None and sink.hands is not None:
             sink.hands.renumber(self._games)

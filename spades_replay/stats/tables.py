@@ -203,6 +203,17 @@ def _repeat_index(counts: pl.Series) -> pl.Series:
     return positions.repeat_by(counts).explode().drop_nulls()
 
 
+def game_name(number: int) -> str:
+    """The ``game_id`` the tables give a game whose record has none: ``game-N``, ``N`` its
+    number among the valid games of its file, from 0 (so that a store that takes in more
+    files renames none of the games it holds).
+
+    >>> game_name(3)
+    'game-3'
+    """
+    return f"game-{number}"
+
+
 @dataclass
 class TableRows:
     """Rows gathered as plain lists, cheap to append to and to send between processes.
@@ -266,7 +277,8 @@ class TableRows:
         self.seat_sides.extend(map(figures.variant.side_of, figures.variant.seats))
         self.hand_counts.append(count)
         games = self.games
-        games["game_id"].append(game_id or f"game-{game}")
+        # without an id, named by :meth:`renumber` or :meth:`tables`
+        games["game_id"].append(game_id or None)
         games["game"].append(game)
         games["variant"].append(figures.variant.value)
         games["rules"].append(rules_label(figures.rules))
@@ -308,17 +320,32 @@ class TableRows:
         self.tricks.extend(other.tricks)
         self.nils.extend((seat + seats_before, made, points) for seat, made, points in other.nils)
 
-    def renumber(self, games_before: int, lines_before: int = 0) -> None:
+    def renumber(
+        self, games_before: int, lines_before: int = 0, file_games_before: int | None = None
+    ) -> None:
         """Shift the ``game`` numbers by ``games_before`` and the corpus ``line`` numbers by
-        ``lines_before`` (a worker numbers both from the start of its part of the input)."""
+        ``lines_before`` (a worker numbers both from the start of its part of the input, a
+        part of one file), and name the games without an id (:func:`game_name`) after their
+        number in the file, ``file_games_before`` (default ``games_before``) games of which
+        come before these."""
+        named = games_before if file_games_before is None else file_games_before
+        self.games["game_id"] = [
+            game_name(game + named) if game_id is None else game_id
+            for game_id, game in zip(self.games["game_id"], self.games["game"], strict=True)
+        ]
         self.games["game"] = [game + games_before for game in self.games["game"]]
         self.games["line"] = [
             None if line is None else line + lines_before for line in self.games["line"]
         ]
 
     def tables(self) -> Tables:
-        """The rows as DataFrames."""
-        games = pl.DataFrame(self.games, schema=GAME_SCHEMA)
+        """The rows as DataFrames. A game without an id that :meth:`renumber` did not name
+        is named after its number (``game``)."""
+        game_ids = [
+            game_name(game) if game_id is None else game_id
+            for game_id, game in zip(self.games["game_id"], self.games["game"], strict=True)
+        ]
+        games = pl.DataFrame({**self.games, "game_id": game_ids}, schema=GAME_SCHEMA)
         per_game = games.select("game_id", "game", "variant", "rules", "winner")
         game_of_hand = _repeat_index(pl.Series(self.hand_counts, dtype=pl.Int64))
         width = len(_SIDE_COLUMNS)
