@@ -58,6 +58,7 @@ def game(tmp_path: Path) -> Path:
 
 WRITERS = {
     "stats": ["stats", "{input}", "-o", "{output}"],
+    "ratings": ["ratings", "{input}", "-o", "{output}"],
     "rescore": ["rescore", "{input}", "--rule", "bag_limit=5", "-o", "{output}"],
     "export": ["export", "openspiel", "{input}", "-o", "{output}"],
 }
@@ -101,20 +102,26 @@ def store(tmp_path: Path) -> Path:
     return directory
 
 
-@pytest.mark.parametrize("target", ["manifest.json", "parts/new.csv", ".lock"])
+@pytest.mark.parametrize(
+    "target", ["manifest.json", ".lock", "parts/old.csv", "parts/new.csv", "new.csv"]
+)
 def test_commands_on_a_store_refuse_to_write_inside_it(store: Path, target: str) -> None:
+    """Whether the file is there (the manifest, an old output) or would be new."""
     manifest = (store / "manifest.json").read_bytes()
-    output = str(store / target)
+    output = store / target
+    if target == "parts/old.csv":
+        output.write_text("x")
+    before = output.read_bytes() if output.exists() else None
     for words in (
-        ["query", "--store", str(store), "SELECT 1 AS one", "-o", output],
-        ["stats", "--store", str(store), "-o", output],
-        ["rescore", "--store", str(store), "--rule", "bag_limit=5", "-o", output],
+        ["query", "--store", str(store), "SELECT 1 AS one", "-o", str(output)],
+        ["stats", "--store", str(store), "-o", str(output)],
+        ["rescore", "--store", str(store), "--rule", "bag_limit=5", "-o", str(output)],
+        ["ratings", "--store", str(store), "-o", str(output)],
     ):
-        if target != ".lock" and not Path(output).exists():
-            Path(output).write_text("x")
         result = cli(*words)
         assert result.returncode == 2, result.stderr
         assert "is inside the store" in result.stderr
+        assert (output.read_bytes() if output.exists() else None) == before
     assert (store / "manifest.json").read_bytes() == manifest
 
 
@@ -361,6 +368,8 @@ def test_csv_and_json_to_a_terminal_are_escaped(tmp_path: Path) -> None:
     for words in (
         ["stats", str(evil), "--format", "csv"],
         ["stats", str(evil), "--format", "json"],
+        ["ratings", str(evil), "--format", "csv"],
+        ["ratings", "--store", str(store), "--format", "json"],
         ["query", "--store", str(store), "SELECT player FROM seat_hands", "--format", "csv"],
         ["query", "--store", str(store), "SELECT player FROM seat_hands", "--format", "json"],
     ):

@@ -393,8 +393,9 @@ def refuse_own_inputs(
     """A usage error when writing ``output`` would harm what the command reads: one of the
     files ``inputs`` name (itself, through a symbolic link or a hard link, or found in a
     directory walked), or any file inside a store in ``stores``."""
-    if not output or not os.path.lexists(output):
+    if not output:
         return
+    # a new file too: its folder's real path, with its name
     target = os.path.realpath(output)
     for store in stores:
         if Path(target).is_relative_to(os.path.realpath(store)):

@@ -24,6 +24,7 @@ from spades_replay.cli.common import (
     exit_code,
     limits_of,
     output_format,
+    refuse_own_inputs,
     report_counted,
     report_invalid,
     stdout_console,
@@ -158,6 +159,9 @@ def run(arguments: argparse.Namespace) -> int:
     arguments.format = output_format(arguments.format, arguments.output, FORMATS)
     if arguments.format == "parquet" and not arguments.output:
         raise UsageError("--format parquet needs -o FILE")
+    refuse_own_inputs(
+        arguments.paths, arguments.output, [arguments.store] if arguments.store else []
+    )
     out = stdout_console()
     err = console_for(sys.stderr)
     if arguments.store is not None:
@@ -185,7 +189,7 @@ def run(arguments: argparse.Namespace) -> int:
             data = b""
     else:
         data = encode(frame, arguments.format)
-    write_output(arguments.output, data)
+    write_output(arguments.output, data, text=arguments.format in ("csv", "json"))
     rated = int(tables.games["winner"].is_not_null().sum())
     report_counted(err, f"{rated} game(s) rated, {frame.height} player(s)", summary)
     return exit_code(summary, arguments.paths, err)
