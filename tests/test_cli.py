@@ -139,7 +139,14 @@ def test_replay_one_hand_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Hand 1" not in out
     code, out, _ = run(capsys, "replay", str(VALID / "two-player-06.json"), "--format", "json")
     assert code == 0
-    assert orjson.loads(out)["variant"] == "two-player"
+    whole = orjson.loads(out)
+    assert whole["variant"] == "two-player"
+    assert len(whole["hands"]) > 2
+    code, out, _ = run(
+        capsys, "replay", str(VALID / "two-player-06.json"), "--format", "json", "--hand", "2"
+    )
+    assert code == 0
+    assert orjson.loads(out) == {**whole, "hands": [whole["hands"][1]]}
     code, _, err = run(capsys, "replay", str(VALID / "two-player-06.json"), "--hand", "99")
     assert code == 2
     assert "there is no hand 99" in err

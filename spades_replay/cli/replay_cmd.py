@@ -263,7 +263,7 @@ def run(arguments: argparse.Namespace) -> int:
         stepper.run(replayed, console, (arguments.hand or 1) - 1)
         return EXIT_OK
     if arguments.format == "json":
-        sys.stdout.buffer.write(replayed.to_json(indent=True) + b"\n")
+        sys.stdout.buffer.write(replayed.to_json(indent=True, hand=arguments.hand) + b"\n")
         sys.stdout.buffer.flush()
         return EXIT_OK
     show(console, replayed, arguments.hand)

@@ -356,9 +356,13 @@ class Replay:
             "result": self.result.to_dict(),
         }
 
-    def to_json(self, *, indent: bool = False) -> bytes:
-        """The replay as JSON bytes: the same record always gives the same bytes."""
-        return orjson.dumps(self.to_dict(), option=orjson.OPT_INDENT_2 if indent else 0)
+    def to_json(self, *, indent: bool = False, hand: int | None = None) -> bytes:
+        """The replay as JSON bytes: the same record always gives the same bytes. With
+        ``hand`` (1-based), ``hands`` holds that hand alone."""
+        document = self.to_dict()
+        if hand is not None:
+            document["hands"] = [document["hands"][hand - 1]]
+        return orjson.dumps(document, option=orjson.OPT_INDENT_2 if indent else 0)
 
 
 def place_of(
