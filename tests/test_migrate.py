@@ -153,6 +153,8 @@ def test_the_library_migrates_bytes() -> None:
     [
         (["-o", "out.jsonl"], "not the same kind of file"),
         (["-o", "game.json"], "use --in-place"),
+        (["-o", "hard.json"], "use --in-place"),
+        (["-o", "soft.json"], "use --in-place"),
     ],
 )
 def test_usage_errors(
@@ -164,8 +166,11 @@ def test_usage_errors(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     shutil.copy(OLD[0], tmp_path / "game.json")
+    os.link(tmp_path / "game.json", tmp_path / "hard.json")
+    (tmp_path / "soft.json").symlink_to(tmp_path / "game.json")
     assert main(["migrate", "game.json", *extra]) == 2
     assert message in capsys.readouterr().err
+    assert (tmp_path / "game.json").read_bytes() == OLD[0].read_bytes()
 
 
 def test_missing_input_and_conflicting_options(

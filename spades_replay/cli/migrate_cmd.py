@@ -116,7 +116,8 @@ def _plan(
         kind = not_a_file(target)
         if kind is not None:
             raise UsageError(f"cannot write {safe(str(target), 300)}: it is {kind}")
-        if target.exists() and target.resolve() == source.resolve():
+        # the same file by any name: itself, a symbolic link or a hard link
+        if target.exists() and os.path.samefile(target, source):
             raise UsageError(
                 f"-o would overwrite the input {safe(str(source), 300)}; use --in-place"
             )
