@@ -70,3 +70,16 @@ def test_a_missing_path_is_a_usage_error(
     code, _, err = run(capfdbinary, "analyze", str(tmp_path / "none.jsonl"), "--all")
     assert code == 2
     assert b"no such file or directory" in err
+
+
+def test_a_path_without_records_exits_3(
+    capfdbinary: pytest.CaptureFixture[bytes], tmp_path: Path
+) -> None:
+    """As every command that reads records: nothing was analysed, and it says so."""
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "blank.jsonl").write_bytes(b"\n\n")
+    for path in (tmp_path / "empty", tmp_path / "blank.jsonl"):
+        code, out, err = run(capfdbinary, "analyze", str(path), "--all", "--format", "json")
+        assert code == 3
+        assert out == b""
+        assert b"no records found" in err

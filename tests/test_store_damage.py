@@ -501,6 +501,12 @@ def test_query_cannot_write_or_install_through_explain(store: Path, tmp_path: Pa
     assert not victim.exists()
     assert run(opened, "EXPLAIN ANALYZE SELECT count(*) FROM games").columns
     assert run(opened, "EXPLAIN SELECT 1").columns
+    # what DuckDB parses as queries, as docs/store.md lists them
+    for sql in ("FROM games", "VALUES (1)", "DESCRIBE games", "SHOW TABLES", "SUMMARIZE games"):
+        assert run(opened, sql).columns, sql
+    for sql in ("PRAGMA version", "SET threads = 1", f"COPY games TO '{victim}'"):
+        with pytest.raises(StoreError, match="the store is read-only"):
+            run(opened, sql)
     result = cli("query", "--store", str(store), f"EXPLAIN ANALYZE COPY (SELECT 1) TO '{victim}'")
     assert result.returncode == 2
     assert "read-only" in result.stderr

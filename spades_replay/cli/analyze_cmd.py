@@ -25,6 +25,7 @@ from spades_replay.analysis.play import HandAnalysis, PlayAnalysis, analyze_hand
 from spades_replay.cli.common import (
     DEFAULT_TIME_CAP,
     EXIT_INVALID,
+    EXIT_NO_RECORDS,
     EXIT_OK,
     EXIT_USAGE,
     UsageError,
@@ -34,6 +35,7 @@ from spades_replay.cli.common import (
     console_for,
     load_game,
     load_kernel,
+    no_records_message,
     pick_hands,
     print_problem,
     stdout_console,
@@ -316,6 +318,9 @@ def _run_all(arguments: argparse.Namespace, out: Console, time_cap: float | None
     err = console_for(sys.stderr)
     reader = _Games(arguments.file, err if as_json else out)
     games = list(reader)
+    if not (games or reader.invalid or reader.unreadable):
+        err.print(Text(f"spades-replay: {no_records_message([arguments.file])}", style="bold red"))
+        return EXIT_NO_RECORDS
     load_kernel(err)
     bar = Bar(
         "analysing hands",
