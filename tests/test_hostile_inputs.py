@@ -386,6 +386,37 @@ def test_csv_and_json_to_a_terminal_are_escaped(tmp_path: Path) -> None:
             assert "Eve\x1b[2J" in piped.stdout  # byte-exact to a pipe
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_full_standard_output_is_a_usage_error(game: Path, tmp_path: Path) -> None:
+    """Output that cannot be written (a full disk behind ``>``) is exit 2, said plainly:
+    never a traceback, never the exit 1 of an invalid record."""
+    store = tmp_path / "store"
+    ingest([game], store)
+    for words in (
+        ["validate", str(game)],
+        ["validate", str(game), "--format", "json"],
+        ["stats", str(game), "--format", "csv"],
+        ["ratings", str(game)],
+        ["replay", str(game), "--format", "json"],
+        ["schema"],
+        ["query", "--store", str(store), "SELECT 1 AS one"],
+    ):
+        with open("/dev/full", "w") as full:
+            result = subprocess.run(
+                [sys.executable, "-m", "spades_replay", *words],
+                cwd=ROOT,
+                stdout=full,
+                stderr=subprocess.PIPE,
+                text=True,
+                check=False,
+                timeout=TIMEOUT,
+            )
+        assert result.returncode == 2, (words, result.stderr)
+        assert "cannot write to standard output: No space left on device" in result.stderr
+        assert "Traceback" not in result.stderr
+        assert "Exception ignored" not in result.stderr
+
+
 # --- limits and the smaller promises ---------------------------------------------------------
 
 PEAK = """

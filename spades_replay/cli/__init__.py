@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
 import importlib
 import os
@@ -233,4 +234,21 @@ def _run(arguments: argparse.Namespace) -> int:
     except BrokenPipeError:
         sys.stderr.close()
         return 0
+    except OSError as error:
+        if error.filename is not None or error.errno not in _WRITE_ERRORS:
+            raise
+        # every file is written through a writer that names it, so this is standard output
+        print(
+            f"spades-replay: error: cannot write to standard output: {error.strerror}",
+            file=sys.stderr,
+        )
+        # what standard output still holds is dropped, so that the exit does not try again
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+        return EXIT_USAGE
     return code
+
+
+_WRITE_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+"""The errors of a write that failed for want of room or of a working device."""
