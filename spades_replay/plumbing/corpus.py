@@ -39,6 +39,8 @@ from spades_replay.plumbing.limits import DEFAULT_LIMITS, EXPANSION_ALLOWANCE, L
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
+BOM = b"\xef\xbb\xbf"
+"""The byte order mark some editors put before UTF-8 text; readers ignore it."""
 """The path that names standard input, and how reports name it."""
 GZIP_MAGIC = b"\x1f\x8b"
 RECORD_SUFFIXES = (".json",)
@@ -389,21 +391,35 @@ def _stdin(limits: Limits) -> BinaryIO:
 
 
 def _read_stdin(limits: Limits) -> Iterator[Source]:
-    """Standard input: one record, or a corpus when its first line is a whole JSON value
-    and more follows."""
+    """Standard input: a corpus when one of its first two lines that are not blank is a
+    whole JSON value (so a corpus whose first record is broken is still read line by line),
+    else one record; a leading BOM is ignored, as in a file. Input of blank lines only
+    holds no record."""
     cap = limits.record_bytes
     stream = _stdin(limits)
-    first = stream.readline(cap + 2)
-    rest = stream.readline(cap + 2)
-    if not rest or not whole_json(first):
-        remaining = cap + 1 - len(first) - len(rest)  # read(-1) would read it all
-        data = first + rest + (stream.read(remaining) if remaining > 0 else b"")
+    head: list[bytes] = []  # the lines read to decide, blank ones too, bounded by the cap
+    filled: list[bytes] = []
+    while len(filled) < 2 and sum(map(len, head)) <= cap:
+        raw = stream.readline(cap + 2)
+        if not raw:
+            break
+        head.append(raw)
+        if raw.removeprefix(BOM).strip():
+            filled.append(raw.removeprefix(BOM) if len(head) == 1 else raw)
+        if not raw.endswith(b"\n"):
+            break  # the end of the input, or a line over the cap (skipped when reached)
+    if not filled and not raw:
+        return
+    if len(filled) < 2 or not any(map(whole_json, filled)):
+        read = sum(map(len, head))
+        remaining = cap + 1 - read  # read(-1) would read it all
+        data = b"".join(head) + (stream.read(remaining) if remaining > 0 else b"")
         if len(data) > cap:
             yield Source(STDIN_NAME, None, b"", True)
         else:
             yield Source(STDIN_NAME, None, data)
         return
-    for number, raw in enumerate(_lines(first, rest, stream, cap), start=1):
+    for number, raw in enumerate(_lines(head, stream, cap), start=1):
         data = raw.rstrip(b"\r\n")
         if len(data) > cap:
             if not raw.endswith(b"\n"):
@@ -413,9 +429,8 @@ def _read_stdin(limits: Limits) -> Iterator[Source]:
             yield Source(STDIN_NAME, number, data)
 
 
-def _lines(first: bytes, rest: bytes, stream: BinaryIO, cap: int) -> Iterator[bytes]:
-    yield first
-    yield rest
+def _lines(head: list[bytes], stream: BinaryIO, cap: int) -> Iterator[bytes]:
+    yield from head
     while raw := stream.readline(cap + 2):
         yield raw
 

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from spades_replay.errors import Code, FormatError
 from spades_replay.plumbing.atomic import atomic_writer
-from spades_replay.plumbing.corpus import is_gzip_name
+from spades_replay.plumbing.corpus import BOM, is_gzip_name
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record.header import check_header as check_header
 from spades_replay.record.header import check_opening
@@ -26,8 +26,6 @@ from spades_replay.record.header import check_size as check_size
 from spades_replay.record.header import fail as _fail
 from spades_replay.record.models import RECORD_ADAPTER, AnyRecord
 from spades_replay.record.problems import TOO_LARGE, problems_from_validation, quote
-
-BOM = b"\xef\xbb\xbf"
 
 
 def parse_json(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> Any:
