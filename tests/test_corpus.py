@@ -428,3 +428,25 @@ def test_a_bomb_of_refused_headers_never_loads_the_models(tmp_path: Path) -> Non
     expected = ["format.not-a-record", "format.not-object", "format.version"]
     assert codes == f"{expected} 53"
     assert loaded == "False False"
+
+
+def test_a_file_named_twice_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under another spelling, through a symbolic link, found again in a walk, or standard
+    input named twice: each is one input, as ``ingest`` takes it, so that ``stats PATH...``
+    counts what ``stats --store`` counts."""
+    (tmp_path / "logs").mkdir()
+    game = tmp_path / "logs" / "a.json"
+    game.write_bytes(GOOD)
+    (tmp_path / "b.json").write_bytes(GOOD)
+    (tmp_path / "link.json").symlink_to(game)
+    monkeypatch.chdir(tmp_path)
+    found = expand(["logs/a.json", str(game), "./logs/../logs/a.json", "link.json", "logs", "-"])
+    assert list(found) == [Path("logs/a.json"), Path("-")]
+    assert list(expand(["-", "b.json", "-", "logs", "b.json"])) == [
+        Path("-"),
+        Path("b.json"),
+        Path("logs/a.json"),
+    ]
+    validation = CorpusValidation(["logs", "logs/a.json", str(tmp_path / "logs")])
+    assert list(validation) == []
+    assert validation.summary.records == 1

@@ -130,7 +130,9 @@ def expand(
     paths: Iterable[str | os.PathLike[str]],
     on_problem: Callable[[Problem], None] | None = None,
 ) -> Iterator[Path]:
-    """Every record file named by ``paths``, directories walked in sorted order.
+    """Every record file named by ``paths``, directories walked in sorted order, each once
+    (a file named again, under any spelling or found again in a walk, is not read twice;
+    nor is standard input).
 
     Only regular files are read (symbolic links to them too): a FIFO, device or socket,
     named or found in a walk, is an ``io.not-a-file`` problem, a directory that cannot be
@@ -154,12 +156,21 @@ def expand(
             )
         )
 
+    seen: set[str] = set()
+
+    def first_time(path: Path) -> bool:
+        key = STDIN if str(path) == STDIN else os.path.realpath(path)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
     for item in paths:
-        if str(item) == STDIN:
-            yield Path(STDIN)
-            continue
         path = Path(item)
-        if path.is_dir():
+        if str(item) == STDIN:
+            if first_time(path):
+                yield path
+        elif path.is_dir():
             found: list[Path] = []
             for root, dirs, files in os.walk(path, onerror=unlisted):
                 dirs[:] = sorted(name for name in dirs if not name.startswith("."))
@@ -171,9 +182,10 @@ def expand(
                         found.append(Path(root) / name)
                     else:
                         report(_not_a_file_problem(Path(root) / name, kind))
-            yield from sorted(found)
+            yield from filter(first_time, sorted(found))
         elif path.is_file():
-            yield path
+            if first_time(path):
+                yield path
         elif (kind := not_a_file(path)) is not None:
             report(_not_a_file_problem(path, kind))
         else:
