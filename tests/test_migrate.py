@@ -183,6 +183,38 @@ def test_missing_input_and_conflicting_options(
     assert caught.value.code == 2
 
 
+def test_a_file_that_cannot_be_read_is_said_and_the_others_are_migrated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(OLD[0], folder / "a.json")
+    (folder / "b.json").symlink_to(tmp_path / "missing.json")
+    shutil.copy(OLD[1], folder / "c.json")
+    assert main(["migrate", str(folder), "-o", str(tmp_path / "out"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot read" in err
+    assert "b.json" in err
+    assert "Traceback" not in err
+    assert sorted(path.name for path in (tmp_path / "out").iterdir()) == ["a.json", "c.json"]
+
+
+def test_no_record_is_exit_3_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for data in (b"", b"\n\n"):
+        (tmp_path / "empty.jsonl").write_bytes(data)
+        target = tmp_path / "new.jsonl"
+        assert main(["migrate", str(tmp_path / "empty.jsonl"), "-o", str(target)]) == 3
+        assert "no records found" in capsys.readouterr().err
+        assert not target.exists()
+
+
+def test_standard_input_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["migrate", "-"]) == 2
+    assert "save it to a file" in capsys.readouterr().err
+
+
 def test_several_inputs_go_into_a_directory(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert main(["migrate", str(OLD[0]), str(OLD[1]), "-o", str(out)]) == 0

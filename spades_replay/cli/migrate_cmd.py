@@ -27,7 +27,7 @@ from spades_replay.cli.common import (
 )
 from spades_replay.cli.progress import Bar
 from spades_replay.errors import InputError, Problem
-from spades_replay.plumbing.corpus import expand, is_corpus, not_a_file
+from spades_replay.plumbing.corpus import STDIN, expand, is_corpus, not_a_file
 from spades_replay.record.migrate import FileMigration, migrate_file, migrate_to_stream
 from spades_replay.record.models import FORMAT_VERSION, VERSIONS
 from spades_replay.text import safe
@@ -82,6 +82,10 @@ def _plan(
 ) -> list[tuple[Path, Path | None]]:
     """Each input file with where it goes (``None``: standard output). A path that cannot
     be read (missing, a FIFO or device, an unlistable folder) goes to ``skipped``."""
+    if STDIN in paths:
+        raise UsageError(
+            "migrate rewrites files, and standard input is none: save it to a file and migrate that"
+        )
     pairs: list[tuple[Path, Path | None]] = []
     single_file = len(paths) == 1 and Path(paths[0]).is_file()
     for item in paths:
@@ -143,7 +147,7 @@ def run(arguments: argparse.Namespace) -> int:
     if not pairs:
         err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
         return EXIT_NO_RECORDS
-    total = sum(path.stat().st_size for path, _ in pairs)
+    total = sum(map(_size, (path for path, _ in pairs)))
     bar = Bar(
         "migrating",
         counts="bytes",
@@ -175,7 +179,14 @@ def run(arguments: argparse.Namespace) -> int:
                         source, arguments.to, target, limits=limits, progress=advance
                     )
             except InputError as error:
-                raise UsageError(error.problem.message) from None
+                # a file that cannot be read is said, and the others are still migrated
+                skipped.append(error.problem)
+                err.print(
+                    Text(
+                        f"spades-replay: {safe(error.problem.message, 1000)} [{error.problem.code}]"
+                    )
+                )
+                continue
             except OSError as error:
                 failed = write_failed(target or "<stdout>", error)
                 if results:
@@ -185,8 +196,20 @@ def run(arguments: argparse.Namespace) -> int:
                 raise failed from None
             results.append(result)
             _report(err if to_stdout else bar.out, result, arguments.in_place)
+    if not skipped and not any(result.records for result in results):
+        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        return EXIT_NO_RECORDS
     code = _summary(err if to_stdout else bar.out, results, arguments.to)
     return EXIT_USAGE if skipped else code
+
+
+def _size(path: Path) -> int:
+    """The bytes of ``path`` for the progress bar (0 when it cannot be read: reading it
+    says why)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _report(console: Console, result: FileMigration, in_place: bool) -> None:

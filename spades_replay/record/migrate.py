@@ -100,9 +100,10 @@ def migrate_file(
     """Migrate every record of ``path`` to ``version`` and write them to ``target`` (which may
     be ``path`` itself: it is then replaced atomically). ``target`` is written in the style
     of ``path`` (an indented record file, or a corpus of one record per line),
-    gzip-compressed when its name ends in ``.gz``; when any record cannot be migrated,
-    ``target`` is left untouched. Raises :class:`~spades_replay.errors.InputError` when
-    ``path`` cannot be read, and :class:`OSError` when ``target`` cannot be written."""
+    gzip-compressed when its name ends in ``.gz``; when any record cannot be migrated, or
+    ``path`` holds no record, ``target`` is left untouched. Raises
+    :class:`~spades_replay.errors.InputError` when ``path`` cannot be read, and
+    :class:`OSError` when ``target`` cannot be written."""
     source = Path(path)
     corpus = is_corpus(source)
     problems: list[Problem] = []
@@ -123,7 +124,7 @@ def migrate_file(
                 upgraded += changed
                 if not problems:
                     stream.write(dumps(record, indent=not corpus) + b"\n")
-            if problems:
+            if problems or not count:
                 raise _AbandonError
     except _AbandonError:
         pass
