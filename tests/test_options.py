@@ -134,6 +134,15 @@ def test_every_option_is_parsed_by_rule(row: Option) -> None:
         assert rule_setting(f"{row.name}={_text(value)}") == (row.name, value)
 
 
+@pytest.mark.parametrize("text", ["+500", "5_00", "\u0665\u0660\u0660", "500.0", "5e2", "0x1f4"])
+def test_a_number_is_written_in_ascii_digits(text: str) -> None:
+    """What Python's ``int`` would also take is not a whole number as the docs write one."""
+    with pytest.raises(UsageError, match="must be a whole number"):
+        rule_setting(f"target_score={text}")
+    assert rule_setting("target_score= 500") == ("target_score", 500)
+    assert rule_setting("lose_score=-200") == ("lose_score", -200)
+
+
 @pytest.mark.parametrize("row", OPTIONS, ids=ROW_IDS)
 def test_every_option_has_a_short_label_for_each_value(row: Option) -> None:
     values = _other_values(row)

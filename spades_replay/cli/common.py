@@ -8,6 +8,7 @@ import argparse
 import contextlib
 import errno
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -53,6 +54,9 @@ if TYPE_CHECKING:
 
 NULL_WORDS = ("null", "none")
 """How ``--rule`` says an optional option is off."""
+_WHOLE_NUMBER = re.compile(r"-?[0-9]+")
+"""A number ``--rule`` takes: ASCII digits, perhaps after a minus (not ``int``'s ``+3``,
+``3_00`` or other scripts' digits)."""
 
 
 def rule_setting(setting: str) -> tuple[str, RuleValue]:
@@ -76,9 +80,8 @@ def rule_setting(setting: str) -> tuple[str, RuleValue]:
         value = None
     elif row.kind == "bool" and text.lower() in ("true", "false"):
         value = text.lower() == "true"
-    elif row.kind == "int":
-        with contextlib.suppress(ValueError):
-            value = int(text)
+    elif row.kind == "int" and _WHOLE_NUMBER.fullmatch(text):
+        value = int(text)
     problem = row.problem(value)
     if problem is not None:
         raise UsageError(f"--rule {setting}: {problem}")
