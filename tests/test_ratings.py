@@ -15,6 +15,8 @@ from spades_replay.engine.rules import Rules
 from spades_replay.engine.seats import Variant
 from spades_replay.play.simulate import CorpusSpec, roster, seat_kinds, write_corpus
 from spades_replay.stats.collect import StatsCollection
+from spades_replay.stats.leaderboard import leaderboard
+from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.ratings import (
     HISTORY_SCHEMA,
     RATING_SCHEMA,
@@ -23,6 +25,7 @@ from spades_replay.stats.ratings import (
     rating_history,
     ratings,
 )
+from spades_replay.stats.tables import Tables
 from spades_replay.store.ingest import ingest
 from spades_replay.store.read import Store
 
@@ -157,3 +160,26 @@ def test_simulate_takes_one_bot_per_seat(
     assert [player["id"] for player in record["players"]] == ["heuristic-megan", "random-drew"]
     assert main([*arguments, "--bot", "heuristic,random,random"]) == 2
     assert "--bot: 3 bots for the 2 seats" in capsys.readouterr().err
+
+
+def test_a_player_is_named_as_at_her_first_game_as_the_stats_name_her(tmp_path: Path) -> None:
+    """Alex is "Al" in an unfinished game without a hand, "Alex" in the next and "Alexander"
+    in the last: the ratings and the leaderboard, like the stats, call her "Alex"; her
+    history names her as each game did."""
+    lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes().splitlines()[:2]
+    unfinished = orjson.loads(lines[0])
+    unfinished["game_id"] = "unfinished"
+    del unfinished["result"]
+    unfinished["hands"] = []
+    unfinished["players"][0]["name"] = "Al"
+    renamed = orjson.loads(lines[1])
+    renamed["players"][0]["name"] = "Alexander"
+    path = tmp_path / "games.jsonl"
+    path.write_bytes(b"\n".join(map(orjson.dumps, [unfinished, orjson.loads(lines[0]), renamed])))
+    tables: Tables = _tables(path)  # type: ignore[assignment]
+    named = dict(ratings(tables).select("player_key", "player").iter_rows())
+    assert named["heuristic-alex"] == "Alex"
+    assert named == dict(player_metrics(tables).select("player_key", "player").iter_rows())
+    assert named == dict(leaderboard(tables).select("player_key", "player").iter_rows())
+    history = rating_history(tables).filter(pl.col("player_key") == "heuristic-alex")
+    assert history["player"].to_list() == ["Alex", "Alexander"]

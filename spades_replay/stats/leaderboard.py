@@ -90,7 +90,8 @@ def _count(condition: pl.Expr) -> pl.Expr:
 
 def leaderboard(tables: Tables, min_games: int = 1) -> pl.DataFrame:
     """One row per player (by key) over every game of ``tables`` with at least ``min_games``
-    games, best rating first (:data:`LEADERBOARD_SCHEMA`). Players of games without a
+    games, best rating first (:data:`LEADERBOARD_SCHEMA`), each named as at her first game,
+    as the per-player metrics and the ratings name her. Players of games without a
     complete hand are not counted (they have no hand to measure)."""
     seats = tables.seat_hands
     per_game = (
@@ -105,7 +106,7 @@ def leaderboard(tables: Tables, min_games: int = 1) -> pl.DataFrame:
     )
     number = pl.col("bid_kind") == "number"
     per_hand = seats.group_by("player_key", maintain_order=True).agg(
-        pl.col("player").last(),
+        pl.col("player").first(),
         hands=pl.len().cast(pl.Int64),
         bids=_count(number),
         exact=_count(pl.col("accuracy") == "exact"),

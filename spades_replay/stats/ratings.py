@@ -119,8 +119,8 @@ def _rate(games: list[RatedGame]) -> tuple[dict[str, Any], list[tuple[Any, ...]]
         for side in (game.winners, game.losers):
             team = []
             for key, name in side:
+                # named as at her first game, as the per-player metrics name her
                 entry = state.setdefault(key, {"name": name, "games": 0, "wins": 0})
-                entry["name"] = name
                 team.append(entry.get("rating") or model.rating())
             teams.append(team)
         after = model.rate(teams, ranks=[1.0, 2.0])
