@@ -4,6 +4,7 @@ them back (``stats --store`` is ``stats PATH``), ``query`` with DuckDB."""
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
 import shutil
@@ -452,6 +453,180 @@ def test_ingest_reports_unreadable_files_and_keeps_going(
     assert "io.compression" in capsys.readouterr().err
     errors = run(Store.open(store), "SELECT source FROM sources WHERE io_error IS NOT NULL").rows
     assert errors == [(str(broken),)]
+
+
+GAME = FIXTURES / "four-player" / "standard-game.json"
+
+
+def _unreadable_link(kind: str, path: Path) -> None:
+    """Make ``path`` a file a directory walk finds but no one can read: a link to a file
+    whose bytes cannot be read (``/proc/self/mem``: an I/O error), to nothing, or in a loop."""
+    if kind == "io-error":
+        if not Path("/proc/self/mem").is_file():
+            pytest.skip("no /proc/self/mem here: no file whose reading fails")
+        path.symlink_to("/proc/self/mem")
+    elif kind == "dangling":
+        path.symlink_to(path.parent / "nowhere.json")
+    else:
+        other = path.parent.parent / "loop.json"
+        path.symlink_to(other)
+        other.symlink_to(path)
+
+
+@pytest.mark.parametrize("kind", ["io-error", "dangling", "loop"])
+def test_stats_of_a_store_report_a_file_that_could_not_be_read_as_stats_does(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    kind: str,
+) -> None:
+    """A file the walk finds but that cannot be read (not even hashed, or not even looked
+    at) is remembered with its problem: ``stats --store`` prints what ``stats`` prints on
+    the files, stderr and exit code 2 included, after the first ingest and after the next."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "logs").mkdir()
+    shutil.copy(GAME, tmp_path / "logs" / "a.json")
+    _unreadable_link(kind, tmp_path / "logs" / "b.json")
+    assert main(["stats", "logs", "--no-progress"]) == 2
+    direct = capsys.readouterr()
+    assert "cannot read logs/b.json: " in direct.err
+    for _ in range(2):
+        assert main(["ingest", "logs", "--store", "st", "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert "cannot read logs/b.json: " in err
+        assert "Traceback" not in err
+        assert main(["stats", "--store", "st", "--no-progress"]) == 2
+        assert capsys.readouterr() == direct
+    sources = run(
+        Store.open("st"), "SELECT source, sha256 IS NULL, records FROM sources ORDER BY first_game"
+    ).rows
+    assert sources == [("logs/a.json", False, 1), ("logs/b.json", True, 0)]
+
+
+def test_a_file_that_could_not_be_read_is_read_once_it_can_be(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every ingest that names a file that could not be read tries it again, whatever its
+    size and time (making a file readable changes neither): still unreadable, it is reported
+    again; readable, it is read, and its problem is gone."""
+    from spades_replay.store import ingest as ingesting
+
+    shutil.copy(GAME, tmp_path / "a.json")
+    shutil.copy(GAME, tmp_path / "b.json")
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    store = tmp_path / "store"
+    hashed = ingesting._sha256
+
+    def unreadable(path: str) -> str:
+        if path == str(paths[1]):
+            raise OSError(5, "Input/output error", path)
+        return hashed(path)
+
+    monkeypatch.setattr(ingesting, "_sha256", unreadable)
+    message = f"cannot read {paths[1]}: Input/output error"
+    for _ in range(2):
+        report = ingest(paths, store)
+        assert [problem.message for problem in report.io_errors] == [message]
+        summary = Store.open(store).summary()
+        assert (summary.files, summary.records) == (2, 1)
+        assert [(p.code.value, p.message) for p in summary.io_errors] == [
+            ("io.unreadable", message)
+        ]
+    monkeypatch.setattr(ingesting, "_sha256", hashed)
+    report = ingest(paths, store)
+    assert (report.read, report.unchanged, report.io_errors) == (1, 1, [])
+    opened = Store.open(store)
+    assert opened.summary().io_errors == []
+    assert opened.table("games")["source"].to_list() == [str(path) for path in paths]
+
+
+def test_a_path_that_could_not_be_read_is_replaced_wherever_it_now_leads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file that could not be read holds nothing but its problem: an ingest that names its
+    path again replaces it even where the path now leads to another file (a link retargeted;
+    ``/proc/self/mem`` leads to another file in every process), so the store says what
+    ``stats`` now says."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "logs").mkdir()
+    link = tmp_path / "logs" / "b.json"
+    link.symlink_to(tmp_path / "nowhere.json")
+    assert main(["ingest", "logs", "--store", "st", "--no-progress"]) == 2
+    shutil.copy(GAME, tmp_path / "game.json")
+    link.unlink()
+    link.symlink_to(tmp_path / "game.json")
+    capsys.readouterr()
+    assert main(["stats", "logs", "--no-progress"]) == 0
+    direct = capsys.readouterr()
+    assert main(["ingest", "logs", "--store", "st", "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["stats", "--store", "st", "--no-progress"]) == 0
+    assert capsys.readouterr() == direct
+    assert [source.path for source in Store.open("st").manifest.sources] == ["logs/b.json"]
+
+
+def test_an_unchanged_file_whose_reading_stopped_is_reported_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ingest that names a file whose reading stopped, unchanged since, does not read it
+    again but reports its problem again, and exits 2, as ``stats --store`` does."""
+    broken = tmp_path / "broken.jsonl.gz"
+    broken.write_bytes(gzip.compress(FOUR.read_bytes())[:-30])
+    store = tmp_path / "store"
+    for _ in range(2):
+        assert main(["ingest", str(broken), "--store", str(store), "--no-progress"]) == 2
+        out, err = capsys.readouterr()
+        assert f"cannot decompress {broken}: " in err
+        assert "[io.compression]" in err
+    assert "0 read" in out
+    assert "1 unchanged" in out
+
+
+@pytest.mark.parametrize("paths", [["-"], [str(GAME), "-"]], ids=["stdin", "stdin-and-a-file"])
+def test_ingest_refuses_standard_input_before_making_the_store(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    paths: list[str],
+) -> None:
+    """A store knows a file by its path, size, time and sha256: ``-`` is a usage error that
+    says what to do instead, and no store is made (nor an existing one touched)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(GAME.read_bytes())))
+    store = tmp_path / "new" / "store"
+    assert main(["ingest", *paths, "--store", str(store), "--no-progress"]) == 2
+    assert capsys.readouterr() == (
+        "",
+        "spades-replay: error: ingest cannot read standard input (-): a store remembers "
+        "every file it reads by its path, size, time and sha256, and standard input has "
+        "none; write the records to a file first, then ingest that file\n",
+    )
+    assert not (tmp_path / "new").exists()
+    with pytest.raises(StoreError, match="cannot read standard input"):
+        ingest(paths, store)
+    assert not (tmp_path / "new").exists()
+    ingest([GAME], store)
+    before = snapshot(store)
+    with pytest.raises(StoreError, match="write the records to a file first"):
+        ingest(paths, store, rebuild=True)
+    assert snapshot(store) == before
+
+
+def test_paths_that_name_no_file_make_no_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ingest whose every path is missing reports each and makes no store: no folder
+    (nor the folders above it), and nothing in a folder that exists but holds no store."""
+    missing = [str(tmp_path / "gone.json"), str(tmp_path / "gone")]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for store in (tmp_path / "new" / "store", empty):
+        assert main(["ingest", *missing, "--store", str(store), "--no-progress"]) == 2
+        out, err = capsys.readouterr()
+        assert err.count("[io.not-found]") == 2
+        assert out.splitlines()[-1] == f"no store written to {store}: no path names a file"
+    assert not (tmp_path / "new").exists()
+    assert list(empty.iterdir()) == []
 
 
 # --- query ---------------------------------------------------------------------------------

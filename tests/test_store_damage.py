@@ -158,6 +158,8 @@ TAMPERED: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "size": (source_field("size", -5), "sources[0].size is -5"),
     "mtime_ns": (source_field("mtime_ns", 2**64), "sources[0].mtime_ns"),
     "sha256": (source_field("sha256", "abc"), 'sources[0].sha256 is "abc"'),
+    # null only beside an io_error: a file that could not be read
+    "sha256.null": (source_field("sha256", None), "sources[0].sha256 is null, not a sha256"),
     "records": (source_field("records", True), "sources[0].records is true"),
     "games": (source_field("games", 2**63), "sources[0].games is 9223372036854775808"),
     "invalid": (source_field("invalid", None), "sources[0].invalid is null"),

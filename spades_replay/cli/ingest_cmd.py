@@ -46,7 +46,12 @@ def register(commands: Any) -> None:
         "store another ingest is writing, a store of another version), 130 interrupted "
         "(the store is left as it was).",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH", help="record, corpus or directory")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="record, corpus or directory (not -: write standard input to a file first)",
+    )
     parser.add_argument("--store", required=True, metavar="DIR", help="the store to write")
     add_jobs_option(parser)
     add_scheduler_option(parser)
@@ -86,6 +91,13 @@ def register(commands: Any) -> None:
 
 def run(arguments: argparse.Namespace) -> int:
     """Bring the store up to date and say what was done."""
+    from spades_replay.store.ingest import Settings, ingest, refuse_standard_input
+    from spades_replay.store.layout import StoreError
+
+    try:
+        refuse_standard_input(arguments.paths)
+    except StoreError as error:
+        raise UsageError(str(error)) from None
     if arguments.time_cap is not None and not arguments.analysis:
         raise UsageError("--time-cap applies with --analysis")
     time_cap = DEFAULT_TIME_CAP if arguments.time_cap is None else arguments.time_cap
@@ -94,10 +106,6 @@ def run(arguments: argparse.Namespace) -> int:
     limits = limits_of(arguments)
     out = stdout_console()
     err = console_for(sys.stderr)
-
-    from spades_replay.store.ingest import Settings, ingest
-    from spades_replay.store.layout import StoreError
-
     settings = Settings(
         arguments.analysis, limits, (time_cap or None) if arguments.analysis else None
     )
@@ -147,13 +155,16 @@ def run(arguments: argparse.Namespace) -> int:
     if report.codes:
         codes = ", ".join(f"{code} {count}" for code, count in sorted(report.codes.items()))
         out.print(Text(f"invalid by code: {codes}"))
-    out.print(
-        Text(
-            f"store {safe(arguments.store, 500)}: {report.games} game(s), {report.records} "
-            f"record(s), {report.invalid} invalid (see its problems table)",
-            style="bold red" if report.invalid_named else "green",
+    if not report.written:
+        out.print(Text(f"no store written to {safe(arguments.store, 500)}: no path names a file"))
+    else:
+        out.print(
+            Text(
+                f"store {safe(arguments.store, 500)}: {report.games} game(s), {report.records} "
+                f"record(s), {report.invalid} invalid (see its problems table)",
+                style="bold red" if report.invalid_named else "green",
+            )
         )
-    )
     if report.io_errors:
         return EXIT_USAGE
     return EXIT_INVALID if report.invalid_named else EXIT_OK

@@ -2,7 +2,9 @@
 
 Incremental: a file whose path, size and modification time are those the manifest holds is
 not read again; one whose size or time differ is hashed, and read again only when its sha256
-differs too. A file read again has all its old rows replaced.
+differs too. A file read again has all its old rows replaced. A file that cannot be read (not
+even hashed) is remembered without a sha256, with the problem, so that the store's readers
+report it as ``stats`` does; the next ingest that names it tries it again.
 
 Crash-safe: the part files of every file read are written first (each atomically), then the
 manifest is replaced atomically (the switch), then the part files it no longer names are
@@ -41,6 +43,7 @@ from spades_replay.plumbing.atomic import atomic_writer
 from spades_replay.plumbing.corpus import (
     CHUNK_BYTES,
     PIECE_LINES,
+    STDIN,
     Task,
     expand,
     pieces,
@@ -54,6 +57,7 @@ from spades_replay.stats.collect import RowSink
 from spades_replay.stats.double_dummy import analysis_table
 from spades_replay.store.columns import PROBLEM_SCHEMA, RECORD_SCHEMA
 from spades_replay.store.layout import (
+    MANIFEST,
     PARTS,
     STORE_VERSION,
     Manifest,
@@ -108,13 +112,15 @@ class _Worker:
 
 @dataclass(frozen=True)
 class _File:
-    """A file named by this run, as found on disk."""
+    """A file named by this run, as found on disk; ``unreadable`` is the problem that kept
+    even its size and time from being read (then both are 0)."""
 
     path: str
     resolved: str
     size: int
     mtime_ns: int
     sha256: str | None = None
+    unreadable: Problem | None = None
 
     @property
     def key(self) -> str:
@@ -124,7 +130,8 @@ class _File:
 @dataclass
 class IngestReport:
     """What an ingest did: files named, read and unchanged, records read, the store's totals,
-    and the inputs that could not be read."""
+    the inputs that could not be read, and whether a store was written (``written``: not
+    when there was none and no path named a file)."""
 
     files: int = 0
     read: int = 0
@@ -139,6 +146,7 @@ class IngestReport:
     removed_parts: int = 0
     io_errors: list[Problem] = field(default_factory=list)
     codes: dict[str, int] = field(default_factory=dict)
+    written: bool = True
 
 
 @dataclass
@@ -185,39 +193,82 @@ def _io_error(path: str, error: OSError) -> Problem:
     )
 
 
+def _stored_problem(entry: SourceEntry) -> Problem | None:
+    """The problem that stopped the reading of a stored file, as its readers report it."""
+    if entry.io_error is None:
+        return None
+    return Problem(
+        Code(str(entry.io_error["code"])), str(entry.io_error["message"]), source=entry.path
+    )
+
+
+def refuse_standard_input(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Refuse ``-`` among the paths: a store knows a file again by its path, size, time and
+    sha256, and standard input has none of them. Raises :class:`StoreError`."""
+    if any(str(path) == STDIN for path in paths):
+        raise StoreError(
+            f"ingest cannot read standard input ({STDIN}): a store remembers every file it "
+            "reads by its path, size, time and sha256, and standard input has none; write "
+            "the records to a file first, then ingest that file"
+        )
+
+
 def _found(
     paths: Iterable[str | os.PathLike[str]], report: IngestReport, store: Path
 ) -> list[_File]:
-    """The files the paths name, once each, with their size and time; never the store's own
-    files (its manifest is a ``.json`` file, and a store may sit inside the corpus)."""
+    """The files the paths name, once each, with their size and time (a file whose size
+    and time cannot be read comes with the problem); never the store's own files (its
+    manifest is a ``.json`` file, and a store may sit inside the corpus)."""
     files: list[_File] = []
     seen: set[str] = set()
-    own = store.resolve()
+    # realpath, not Path.resolve: that raises RuntimeError for a loop of symbolic links
+    own = Path(os.path.realpath(store))
     for item in paths:
         for path in expand([item], on_problem=report.io_errors.append):
-            try:
-                resolved = str(path.resolve())
-                stat = path.stat()
-            except OSError as error:
-                report.io_errors.append(_io_error(str(path), error))
-                continue
+            resolved = os.path.realpath(path)
             if resolved in seen or Path(resolved).is_relative_to(own):
                 continue
             seen.add(resolved)
+            try:
+                stat = path.stat()
+            except OSError as error:
+                files.append(
+                    _File(str(path), resolved, 0, 0, unreadable=_io_error(str(path), error))
+                )
+                continue
             files.append(_File(str(path), resolved, stat.st_size, stat.st_mtime_ns))
     return files
 
 
 def _unchanged(file: _File, old: SourceEntry | None) -> tuple[_File, bool]:
-    """The file (hashed when that was needed), and whether its stored rows still hold."""
-    if old is None or old.path != file.path:
-        return file, False
+    """The file with its sha256 (the stored one when its size and time are those stored,
+    else hashed; ``OSError`` when it cannot be), and whether its stored rows still hold.
+    A stored file that could not be read (it has no sha256) is tried again whatever its size
+    and time: making a file readable (``chmod``) changes neither."""
+    if old is None or old.path != file.path or old.sha256 is None:
+        return dataclasses.replace(file, sha256=_sha256(file.path)), False
     if old.size == file.size and old.mtime_ns == file.mtime_ns:
         return dataclasses.replace(file, sha256=old.sha256), True
-    if old.size != file.size:
-        return file, False
     hashed = dataclasses.replace(file, sha256=_sha256(file.path))
     return hashed, hashed.sha256 == old.sha256
+
+
+def _unread(file: _File, problem: Problem) -> SourceEntry:
+    """The entry of a file that could not be read: its size and time as found, no sha256,
+    no records, and the problem."""
+    return SourceEntry(
+        path=file.path,
+        resolved=file.resolved,
+        size=file.size,
+        mtime_ns=file.mtime_ns,
+        sha256=None,
+        records=0,
+        games=0,
+        invalid=0,
+        parts={},
+        io_error=problem.to_dict(),
+        part_files={},
+    )
 
 
 def _digest(file: _File, settings: Settings, chunk_bytes: int) -> str:
@@ -454,15 +505,18 @@ def ingest(
     store, whatever the old manifest holds (the way out of a damaged store: the part files
     of the old one are removed once the new manifest is in place). Raises
     :class:`StoreError` for a store that cannot be used (another version, other settings,
-    locked, damaged).
+    locked, damaged), and for ``-`` among the paths (standard input cannot be stored),
+    before anything is made.
     """
-    jobs = workers(jobs)
     paths = list(paths)
+    refuse_standard_input(paths)
+    jobs = workers(jobs)
     directory = Path(store)
-    if not directory.exists():
-        found = IngestReport()
+    if not (directory / MANIFEST).exists():
+        found = IngestReport(written=False)
         if not _found(paths, found, directory) and found.io_errors:
-            return found  # no input could be read: no store is made
+            # no path names a file: no store is made (not even in a folder that exists)
+            return found
     created = not directory.exists()
     try:
         directory.mkdir(parents=True, exist_ok=True)
@@ -515,17 +569,23 @@ def _update(
     named: list[SourceEntry | _File] = []
     to_read: list[_File] = []
     for file in files:
-        try:
-            checked, same = _unchanged(file, previous.get(file.resolved))
-            if not same and checked.sha256 is None:
-                checked = dataclasses.replace(checked, sha256=_sha256(file.path))
-        except OSError as error:
-            report.io_errors.append(_io_error(file.path, error))
-            continue
-        if same:
+        problem = file.unreadable
+        if problem is None:
+            try:
+                checked, same = _unchanged(file, previous.get(file.resolved))
+            except OSError as error:
+                problem = _io_error(file.path, error)
+        if problem is not None:
+            # remembered, so that the store's readers report it as stats does
+            report.io_errors.append(problem)
+            named.append(_unread(file, problem))
+        elif same:
             entry = previous[file.resolved]
             named.append(dataclasses.replace(entry, mtime_ns=checked.mtime_ns))
             report.unchanged += 1
+            stored = _stored_problem(entry)
+            if stored is not None:
+                report.io_errors.append(stored)
         else:
             named.append(checked)
             to_read.append(checked)
@@ -574,11 +634,15 @@ def _ordered(
     report: IngestReport,
 ) -> list[SourceEntry]:
     """The sources of the new store, in game order: the files this run did not name (those
-    gone dropped with ``prune``), then the files it named, in its order."""
+    gone dropped with ``prune``), then the files it named, in its order. A file that could
+    not be read holds nothing but its problem: a run that names its path again replaces it,
+    even where the path now leads to another file (a symbolic link such as
+    ``/proc/self/mem`` leads to another file in every process)."""
     this_run = {item.resolved for item in named}
+    paths = {item.path for item in named}
     sources: list[SourceEntry] = []
     for source in old.sources:
-        if source.resolved in this_run:
+        if source.resolved in this_run or (source.sha256 is None and source.path in paths):
             continue
         if prune and not os.path.isfile(source.resolved):
             report.pruned += 1

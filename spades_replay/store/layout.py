@@ -69,16 +69,17 @@ class PartFile(NamedTuple):
 @dataclass(frozen=True)
 class SourceEntry:
     """One file in the store: where it is (``path`` as given to ingest, and ``resolved``),
-    what it was when read (size, modification time, sha256), what it held, the problem that
-    stopped its reading (``io_error``, a problem as JSON data), its part files, and each
-    part file's size and rows as written (``part_files``; ``None`` in a manifest written
-    before they were kept, whose parts' footers are read instead)."""
+    what it was when read (size, modification time, sha256: ``None`` for a file that could
+    not be read at all), what it held, the problem that stopped its reading (``io_error``, a
+    problem as JSON data), its part files, and each part file's size and rows as written
+    (``part_files``; ``None`` in a manifest written before they were kept, whose parts'
+    footers are read instead)."""
 
     path: str
     resolved: str
     size: int
     mtime_ns: int
-    sha256: str
+    sha256: str | None
     records: int
     games: int
     invalid: int
@@ -233,7 +234,8 @@ def checked_source(root: Path, number: int, data: object, analysis: bool) -> dic
     _integer(root, f"{where}.size", data.get("size"))
     _integer(root, f"{where}.mtime_ns", data.get("mtime_ns"), -MAX_COUNT - 1)
     digest = data.get("sha256")
-    if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+    unread = digest is None and data.get("io_error") is not None  # it could not be hashed
+    if not unread and (not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX):
         raise damaged(root, f"{where}.sha256 is {_shown(digest)}, not a sha256 digest")
     records = _integer(root, f"{where}.records", data.get("records"))
     games = _integer(root, f"{where}.games", data.get("games"))
