@@ -145,6 +145,25 @@ def test_misuse_is_reported_clearly() -> None:
         rec.play(0, "ZZ")
     with pytest.raises(RecorderError, match="not finished"):
         rec.start_hand(deck=DECK)
+    # the record's letters are not draft choices: "D" (discard) would read as keeping
+    for keep in ("D", "K", 1, None):
+        with pytest.raises(RecorderError, match="not a draft choice"):
+            rec.draw(rec.turn, keep)  # type: ignore[arg-type]
+        with pytest.raises(RecorderError, match="not a draft choice"):
+            rec.draw_turns([True, keep])  # type: ignore[list-item]
+    assert rec.state.draft == ""
+
+
+def test_a_negative_bid_is_not_blind_nil() -> None:
+    """The engine's -1 means Blind Nil; the recorder takes Blind Nil by name only."""
+    rec = Recorder("four-player", ["a", "b", "c", "d"])
+    rec.start_hand(deal=[DECK[seat::4] for seat in range(4)])
+    for bid in (-1, -5, True):
+        with pytest.raises(RecorderError, match="not a bid"):
+            rec.bid(rec.turn, bid)
+    assert rec.state.bids == (None, None, None, None)
+    rec.bid(rec.turn, "blind_nil")
+    assert -1 in rec.state.bids  # the engine's Blind Nil
 
 
 def test_a_recorded_game_is_valid_and_claims_match(tmp_path: Path) -> None:

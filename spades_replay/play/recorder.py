@@ -89,9 +89,18 @@ def _bid(value: BidLike) -> int:
         return BLIND_NIL
     if value == "nil":
         return NIL
-    if isinstance(value, int) and not isinstance(value, bool):
+    # not a negative number: the engine's -1 is Blind Nil, which is said by name here
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return value
     raise RecorderError(f"not a bid: {value!r} (0-13, 'nil' or 'blind_nil')")
+
+
+def _keep(value: object) -> bool:
+    """A draft choice: ``True`` (keep the top card) or ``False``, nothing that only reads as
+    one (the record's letters ``"K"`` and ``"D"`` are both true)."""
+    if isinstance(value, bool):
+        return value
+    raise RecorderError(f"not a draft choice: {value!r} (True keeps the top card, False not)")
 
 
 class RecorderError(SpadesReplayError):
@@ -303,6 +312,9 @@ class Recorder:
         keeps the top card), each by the seat whose turn it is; as many calls of
         :meth:`draw`, checked by the same rules (an illegal one raises, and none is taken)."""
         hand = self._current()
+        keeps = list(keeps)
+        for keep in keeps:
+            _keep(keep)
         try:
             state = apply_draws(hand.state, keeps)
         except IllegalActionError as error:
@@ -338,7 +350,7 @@ class Recorder:
 
     def draw(self, seat: Seat, keep: bool) -> None:
         """Two-player: ``seat`` keeps the top card (``keep``) or discards it for the next."""
-        self.act(Draw(seat, keep))
+        self.act(Draw(seat, _keep(keep)))
 
     def exchange(self, seat: Seat, out: Iterable[CardLike], in_: Iterable[CardLike]) -> None:
         """A Blind Nil bidder's exchange: the cards she gives, the cards she takes in."""
