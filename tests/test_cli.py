@@ -480,6 +480,31 @@ def test_replay_shows_exchanges_and_bids_in_the_order_they_happen(
     assert (out.index("Exchange:") < out.index("Bids:")) == exchange_first
 
 
+def test_replay_names_who_bids_first_apart_from_who_leads(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Under ``first_lead: two_of_clubs`` the holder of 2C leads, but the bidding still
+    starts left of the dealer: the bids are shown in the order of the hand's timeline."""
+    import spades_replay
+    from spades_replay.engine.actions import PlaceBid
+
+    path = FIXTURES / "four-player" / "house-rules.json"
+    replayed = spades_replay.replay(spades_replay.load(path))
+    assert any(hand.outcome.leader != (hand.outcome.dealer + 1) % 4 for hand in replayed.hands)
+    for hand in replayed.hands:
+        bidders = [step.action.seat for step in hand.timeline if isinstance(step.action, PlaceBid)]
+        code, out, _ = run(capsys, "replay", str(path), "--hand", str(hand.number))
+        assert code == 0
+        names = [replayed.players[seat].name for seat in bidders]
+        bids_line = next(line for line in out.splitlines() if line.startswith("Bids:"))
+        assert [bids_line.index(f"{name} ") for name in names] == sorted(
+            bids_line.index(f"{name} ") for name in names
+        )
+        first, leader = names[0], replayed.players[hand.outcome.leader].name
+        said = "bids first and leads" if first == leader else f"bids first, {leader} (seat"
+        assert f"{first} (seat {bidders[0]}) {said}" in out
+
+
 def test_a_corpus_whose_first_line_is_a_lone_brace_is_still_a_corpus(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,6 +23,7 @@ from spades_replay.cli.common import (
     stdout_console,
 )
 from spades_replay.cli.text import card_text, cards_text
+from spades_replay.engine.bidding import bidding_order
 from spades_replay.engine.rules import Rules
 from spades_replay.engine.scoring import BLIND_NIL, bid_name
 from spades_replay.engine.seats import Variant
@@ -92,7 +93,7 @@ def _holdings_table(replay: Replay, title: str, masks: tuple[int, ...]) -> Table
 
 def _bids(replay: Replay, hand: HandReplay) -> Text:
     text = Text("Bids: ", style="bold")
-    order = replay.variant.seats_from(hand.outcome.leader)
+    order = bidding_order(replay.variant, hand.outcome.dealer)
     for index, seat in enumerate(order):
         if index:
             text.append(" · ")
@@ -167,21 +168,18 @@ def render_hand(replay: Replay, hand: HandReplay) -> Group:
     """One hand, as the terminal shows it."""
     outcome = hand.outcome
     parts: list[Any] = [Rule(f"Hand {hand.number}", align="left")]
+    first = bidding_order(replay.variant, outcome.dealer)[0]
+    # the holder of 2C leads under first_lead two_of_clubs, whoever bids first
+    turns = (
+        f"{_player(replay, first)} bids first and leads"
+        if first == outcome.leader
+        else f"{_player(replay, first)} bids first, {_player(replay, outcome.leader)} leads"
+    )
     if replay.variant is Variant.TWO_PLAYER:
-        parts.append(
-            Text(
-                f"First player {_player(replay, outcome.dealer)}; "
-                f"{_player(replay, outcome.leader)} bids first and leads"
-            )
-        )
+        parts.append(Text(f"First player {_player(replay, outcome.dealer)}; {turns}"))
         parts.append(_holdings_table(replay, "Cards kept in the draft", outcome.dealt))
     else:
-        parts.append(
-            Text(
-                f"Dealer {_player(replay, outcome.dealer)}; "
-                f"{_player(replay, outcome.leader)} bids first and leads"
-            )
-        )
+        parts.append(Text(f"Dealer {_player(replay, outcome.dealer)}; {turns}"))
         parts.append(_holdings_table(replay, "Cards dealt", outcome.dealt))
     # in the order they happen: two-player Blind Nil exchanges follow the draft and come
     # before the bids; four-player ones follow the bidding
