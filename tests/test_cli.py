@@ -480,6 +480,28 @@ def test_replay_shows_exchanges_and_bids_in_the_order_they_happen(
     assert (out.index("Exchange:") < out.index("Bids:")) == exchange_first
 
 
+def test_replay_and_analyze_of_a_corpus_without_records_exit_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"\n\n")
+    for command in ("replay", "analyze"):
+        code, out, err = run(capsys, command, str(empty))
+        assert code == 3
+        assert out == ""
+        assert "no records found in" in err
+
+
+def test_a_game_number_is_written_in_ascii_digits(capsys: pytest.CaptureFixture[str]) -> None:
+    """A superscript two or a full-width five is no number (Python's ``isdigit`` says it
+    is): read as a game_id, it names none, a usage error rather than a traceback or game 5."""
+    corpus = str(FIXTURES / "corpus" / "two-player.jsonl")
+    for game in ("\u00b2", "\uff15"):
+        code, _, err = run(capsys, "replay", corpus, "--game", game)
+        assert code == 2
+        assert f"no record with game_id {game!r}" in err
+
+
 def test_replay_names_who_bids_first_apart_from_who_leads(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

@@ -87,7 +87,7 @@ def test_addresses_are_parsed() -> None:
     assert parse_address("local:3") == 3
     assert parse_address("local") == (os.cpu_count() or 1)
     assert parse_address(" tcp://10.0.0.5:8786 ") == "tcp://10.0.0.5:8786"
-    for bad in ("local:0", "local:x", "", "tcp://a b"):
+    for bad in ("local:0", "local:x", "local:\u00b2", "", "tcp://a b"):
         with pytest.raises(ClusterError, match="--scheduler"):
             parse_address(bad)
 

@@ -20,7 +20,13 @@ from types import FrameType, ModuleType
 from typing import NoReturn
 
 from spades_replay import __version__
-from spades_replay.cli.exits import EXIT_INTERRUPTED, EXIT_USAGE, UsageError
+from spades_replay.cli.exits import (
+    EXIT_INTERRUPTED,
+    EXIT_NO_RECORDS,
+    EXIT_USAGE,
+    NoRecordsError,
+    UsageError,
+)
 
 COMMANDS = {
     "validate": "check records against the format and the rules",
@@ -225,6 +231,9 @@ def _run(arguments: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("spades-replay: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except NoRecordsError as error:
+        print(f"spades-replay: {error}", file=sys.stderr)
+        return EXIT_NO_RECORDS
     except UsageError as error:
         if _received:  # the error is what a library made of the interruption
             print("spades-replay: interrupted", file=sys.stderr)

@@ -20,6 +20,7 @@ from spades_replay.cli.exits import EXIT_INVALID as EXIT_INVALID
 from spades_replay.cli.exits import EXIT_NO_RECORDS as EXIT_NO_RECORDS
 from spades_replay.cli.exits import EXIT_OK as EXIT_OK
 from spades_replay.cli.exits import EXIT_USAGE as EXIT_USAGE
+from spades_replay.cli.exits import NoRecordsError
 from spades_replay.cli.exits import UsageError as UsageError
 from spades_replay.cli.plain import text
 from spades_replay.engine.rules import OPTION, RuleValue, not_an_option
@@ -162,8 +163,9 @@ def select_record(path: str, game: str | None) -> Source:
         raise UsageError(f"no such file: {safe(path, 300)}")
     else:
         task = Task(path, is_corpus(target))
-    wanted_index = int(game) if game is not None and game.isdigit() else None
-    wanted_id = None if game is None or game.isdigit() else game
+    numbered = game is not None and game.isascii() and game.isdigit()
+    wanted_index = int(game) if game is not None and numbered else None
+    wanted_id = None if game is None or numbered else game
     if game is None:
         wanted_index = 1
     count = 0
@@ -182,6 +184,8 @@ def select_record(path: str, game: str | None) -> Source:
                 return source
     except InputError as error:
         raise UsageError(error.problem.message) from None
+    if not count:
+        raise NoRecordsError(no_records_message([path]))
     if wanted_id is not None:
         raise UsageError(f"no record with game_id {wanted_id!r} in {path}")
     raise UsageError(f"{path} holds {count} record(s); there is no game {game}")

@@ -57,7 +57,7 @@ def parse_address(address: str) -> int | str:
         return os.cpu_count() or 1
     if text.startswith("local:"):
         count = text.removeprefix("local:")
-        if not count.isdigit() or int(count) < 1:
+        if not (count.isascii() and count.isdigit()) or int(count) < 1:
             raise ClusterError(f"--scheduler {address!r}: local:N needs N, a number of workers")
         return int(count)
     if not text or any(space in text for space in " \t\n"):
