@@ -459,6 +459,24 @@ def test_the_default_rules_are_refused_for_failed_nil() -> None:
         to_history(replayed)
 
 
+def test_the_refusals_of_export_name_the_first_hand_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A refused hand is named by its record and its hand: not the record alone."""
+    blind = simulate_game(
+        "four-player",
+        seed=1,
+        bots=[OpenSpielBot(blind_nil=True), *[OpenSpielBot() for _ in range(3)]],
+        rules=POOLED,
+        max_hands=2,
+    )
+    corpus = tmp_path / "games.jsonl"
+    corpus.write_bytes(dumps(blind) + b"\n")
+    code, _, stderr = run(capsys, "export", "openspiel", str(corpus), "-o", str(tmp_path / "o"))
+    assert code == 1  # a hand refused
+    assert f"(first: {corpus}:1: hand 1: seat 0 bids Blind Nil)" in stderr
+
+
 def test_blind_nil_and_big_team_bids_are_refused_per_hand() -> None:
     blind = _simulated(1, bots=[OpenSpielBot(blind_nil=True), *[OpenSpielBot() for _ in range(3)]])
     with pytest.raises(UnsupportedError, match="hand 1: seat 0 bids Blind Nil"):

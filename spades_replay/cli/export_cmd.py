@@ -113,7 +113,11 @@ class _Export:
         self.refused += 1
         kind = "game" if error.hand is None else "hand"
         count, example = self.reasons.get((error.rule, kind), (0, ""))
-        self.reasons[(error.rule, kind)] = (count + 1, example or f"{where}: {error.message}")
+        hand = "" if error.hand is None else f" hand {error.hand}:"
+        self.reasons[(error.rule, kind)] = (
+            count + 1,
+            example or f"{where}:{hand} {error.message}",
+        )
 
     def report_refusals(self) -> None:
         """One line per reason OpenSpiel refused games or hands for, with its count and the
