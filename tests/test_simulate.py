@@ -50,6 +50,8 @@ def test_same_seed_same_bytes_and_seeds_per_game() -> None:
     longer = list(simulate_corpus(CorpusSpec(Variant.FOUR_PLAYER, 6, seed=9)))
     assert longer[:4] == first
     assert game_seed(9, 3) != game_seed(3, 9)
+    with pytest.raises(ValueError, match="0 or more"):
+        game_seed(-9, 0)
     random_games = [
         simulate_game("two-player", seed=5, bots=[RandomBot(), HeuristicBot()]) for _ in range(2)
     ]
@@ -120,6 +122,7 @@ def test_simulate_into_a_directory_with_jobs(tmp_path: Path) -> None:
         (["--rule", "lose_score=900"], "must be below target_score"),
         (["--rule", "bag_limit=0"], "bag_limit"),
         (["--games", "-1"], "--games must be 0 or more"),
+        (["--seed", "-9"], "--seed must be 0 or more"),  # else the games of seed 9
     ],
 )
 def test_simulate_usage_errors(

@@ -49,7 +49,9 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--variant", required=True, choices=[variant.value for variant in Variant])
     parser.add_argument("--games", type=int, required=True, metavar="N", help="how many games")
-    parser.add_argument("--seed", type=int, default=0, metavar="S", help="corpus seed (default 0)")
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="corpus seed, 0 or more (default 0)"
+    )
     parser.add_argument(
         "--preset",
         choices=sorted(PRESETS),
@@ -108,6 +110,9 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--games must be 0 or more")
     if arguments.max_hands < 1:
         raise UsageError("--max-hands must be at least 1")
+    if arguments.seed < 0:
+        # Python's generators take a seed's absolute value: -S would replay the games of S
+        raise UsageError("--seed must be 0 or more")
     try:
         seat_kinds(Variant(arguments.variant), arguments.bot)
     except ValueError as error:

@@ -135,7 +135,10 @@ def roster(variant: Variant, kind: str = "heuristic") -> list[tuple[str, Bot]]:
 
 
 def game_seed(seed: int, index: int) -> int:
-    """The seed of game ``index`` of a corpus made from ``seed``."""
+    """The seed of game ``index`` of a corpus made from ``seed`` (0 or more: Python's
+    generators take a seed's absolute value, so ``-S`` would give the games of ``S``)."""
+    if seed < 0:
+        raise ValueError(f"a corpus seed is 0 or more, got {seed}")
     return (seed << 32) | index
 
 
