@@ -135,6 +135,18 @@ def test_simulate_usage_errors(
     assert not (tmp_path / "x.jsonl").exists()
 
 
+def test_a_folder_with_a_corpus_name_is_refused_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-o out.jsonl`` names a corpus file: a folder of that name is said to be one, not
+    'game 4 could not be written into it' after every game was played."""
+    (tmp_path / "out.jsonl").mkdir()
+    out = str(tmp_path / "out.jsonl")
+    assert main(["simulate", "--variant", "two-player", "--games", "3", "-o", out]) == 2
+    assert "out.jsonl: it is a directory" in capsys.readouterr().err
+    assert list((tmp_path / "out.jsonl").iterdir()) == []
+
+
 def test_simulate_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         [

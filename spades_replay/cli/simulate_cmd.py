@@ -26,6 +26,7 @@ from spades_replay.engine.seats import Variant
 from spades_replay.interop.openspiel import Settings, UnsupportedError, check_rules
 from spades_replay.play.simulate import (
     BOT_KINDS,
+    CORPUS_NAMES,
     MAX_HANDS,
     CorpusSpec,
     Tally,
@@ -126,6 +127,9 @@ def run(arguments: argparse.Namespace) -> int:
         openspiel = [f"{option}={option_value(value)}" for option, value in rules.items()]
         settings = [*openspiel, *arguments.rule]
     kind = not_a_file(arguments.output)
+    if kind is None and arguments.output.lower().endswith(CORPUS_NAMES):
+        # a corpus is one file: a folder of that name is not replaced (nor written into)
+        kind = "a directory" if os.path.isdir(arguments.output) else None
     if kind is not None:
         raise UsageError(f"cannot write {safe(arguments.output, 300)}: it is {kind}")
     spec = CorpusSpec(
