@@ -5,11 +5,13 @@ from __future__ import annotations
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import spades_replay
 from spades_replay.engine.cards import CARD_NAMES
+from spades_replay.engine.rules import Rules
 from spades_replay.errors import Code, RulesError
 from spades_replay.play.recorder import Recorder, RecorderError
 from spades_replay.replayer.validate import CorpusValidation
@@ -152,6 +154,26 @@ def test_misuse_is_reported_clearly() -> None:
         with pytest.raises(RecorderError, match="not a draft choice"):
             rec.draw_turns([True, keep])  # type: ignore[list-item]
     assert rec.state.draft == ""
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        ({"players": ["", "b"]}, "/players/0/name"),
+        ({"players": ["a", "b"], "game_id": ""}, "/game_id"),
+        ({"players": ["a", "b"], "rules": Rules(lose_score=600)}, "must be below target_score"),
+        ({"players": ["a", "b"], "meta": {"k": 5}}, "/meta/k"),
+        ({"players": ["a", "b"], "first_dealer": True}, "/first_dealer"),
+        ({"players": [{"name": "a", "foo": "x"}, "b"]}, "unknown key 'foo'"),
+    ],
+)
+def test_arguments_that_make_no_valid_record_are_refused_at_once(
+    arguments: dict[str, Any], said: str
+) -> None:
+    """Not after a game played, when the record is written: the game would be lost."""
+    with pytest.raises(RecorderError, match="the record these arguments make is not valid") as e:
+        Recorder("two-player", **arguments)
+    assert said in str(e.value)
 
 
 def test_a_negative_bid_is_not_blind_nil() -> None:

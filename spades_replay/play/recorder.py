@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from spades_replay.engine.actions import (
     Action,
     DeclareBlindNil,
@@ -60,6 +62,7 @@ from spades_replay.engine.tricks import PlayOutcome
 from spades_replay.errors import Problem, RulesError, SpadesReplayError
 from spades_replay.record import models
 from spades_replay.record.io import dumps
+from spades_replay.record.problems import problems_from_validation
 from spades_replay.replayer.convert import bid_value, card_names, rules_model
 
 CardLike = str | int
@@ -150,6 +153,15 @@ class Recorder:
         self.meta = dict(meta or {})
         self._hands: list[_Hand] = []
         self._progress = Progress(self.variant, self.rules, first_dealer)
+        # the record of no hand yet: what the arguments put in it is checked now, by the
+        # format's models, not after a game played
+        try:
+            self.record()
+        except ValidationError as error:
+            problems = "; ".join(map(str, problems_from_validation(error)))
+            raise RecorderError(
+                f"the record these arguments make is not valid: {problems}"
+            ) from None
 
     # -- the game ---------------------------------------------------------------------
 
