@@ -78,6 +78,10 @@ def test_an_illegal_action_raises_and_changes_nothing() -> None:
         rec.play(seat, off_suit[0])
     assert caught.value.problem.code is Code.PLAY_REVOKE
     assert caught.value.problem.legal == rec.legal_plays()
+    # located as the validator locates it in the record
+    name = rec.players[seat]["name"]
+    assert caught.value.problem.place == f"hand 1, trick 1, card 2 (seat {seat}, {name})"
+    assert caught.value.problem.pointer == "/hands/0/plays/1"
     assert rec.state is state
     with pytest.raises(RulesError) as caught:
         rec.play(seat, led)  # already played

@@ -59,11 +59,12 @@ from spades_replay.engine.state import (
     start_two_player,
 )
 from spades_replay.engine.tricks import PlayOutcome
-from spades_replay.errors import Problem, RulesError, SpadesReplayError
+from spades_replay.errors import RulesError, SpadesReplayError
 from spades_replay.record import models
 from spades_replay.record.io import dumps
 from spades_replay.record.problems import problems_from_validation
 from spades_replay.replayer.convert import bid_value, card_names, rules_model
+from spades_replay.replayer.replay import PlayerInfo, problem_of
 
 CardLike = str | int
 BidLike = int | str
@@ -279,29 +280,9 @@ class Recorder:
         return card_names(cards_of(self.state.holdings[seat]))
 
     def _error(self, error: IllegalActionError) -> RulesError:
-        seat = error.seat
-        name = self.players[seat]["name"] if seat is not None else None
-        place = f"hand {len(self._hands) or 1}"
-        if seat is not None and error.at[:1] == ("bids",):
-            place += f", bid of seat {seat} ({name})"
-        elif seat is not None:
-            place += f" (seat {seat}, {name})"
-        return RulesError(
-            (
-                Problem(
-                    error.code,
-                    error.message,
-                    place=place,
-                    rule=error.rule,
-                    legal=error.legal,
-                    hand=len(self._hands) or 1,
-                    trick=error.trick,
-                    card=error.position,
-                    seat=seat,
-                    player=name,
-                ),
-            )
-        )
+        """The engine's refusal located as the validator locates it in a record."""
+        players = [PlayerInfo(player["name"], player.get("id")) for player in self.players]
+        return RulesError((problem_of(error, (len(self._hands) or 1) - 1, players),))
 
     def act(self, action: Action) -> None:
         """Apply one engine action to the hand in progress (or raise, changing nothing)."""
