@@ -57,6 +57,10 @@ def test_each_action_says_who_does_what() -> None:
     assert str(PlaceBid(3, NIL)) == "seat 3 bids Nil"
     assert str(PlaceBid(1, BLIND_NIL)) == "seat 1 bids Blind Nil"
     assert str(PlayCard(0, parse_card("QS"))) == "seat 0 plays QS"
+    exchange = Exchange(
+        1, (parse_card("8S"), parse_card("JS")), (parse_card("2D"), parse_card("5H"))
+    )
+    assert str(exchange) == "seat 1 gives 8S JS and takes 2D 5H"
 
 
 def test_a_draft_turn_names_the_card_kept_and_the_card_thrown() -> None:

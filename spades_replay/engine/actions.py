@@ -33,6 +33,11 @@ class Exchange:
     out: tuple[Card, ...]
     in_: tuple[Card, ...]
 
+    def __str__(self) -> str:
+        given = " ".join(CARD_NAMES[card] for card in self.out) or "nothing"
+        taken = " ".join(CARD_NAMES[card] for card in self.in_) or "nothing"
+        return f"seat {self.seat} gives {given} and takes {taken}"
+
 
 @dataclass(frozen=True, slots=True)
 class DeclareBlindNil:
