@@ -30,7 +30,6 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import orjson
-from pydantic import ValidationError
 
 from spades_replay.engine.actions import PlayCard
 from spades_replay.engine.cards import CARD_NAMES, NON_SPADES_MASK, cards_of, suit_name
@@ -39,7 +38,7 @@ from spades_replay.engine.scoring import BLIND_NIL
 from spades_replay.engine.seats import Seat, Variant
 from spades_replay.engine.state import HandState, strict_legal_plays
 from spades_replay.errors import RulesError, SpadesReplayError
-from spades_replay.play.recorder import Recorder
+from spades_replay.play.recorder import Recorder, RecorderError
 from spades_replay.plumbing.limits import DEFAULT_LIMITS, Limits
 from spades_replay.record import models
 from spades_replay.record.problems import number_text, quote
@@ -320,7 +319,7 @@ def _check_actions(history: Sequence[object]) -> list[int]:
     dealt_at: dict[int, int] = {}
     for index, action in enumerate(history):
         if not isinstance(action, int) or isinstance(action, bool):
-            found = number_text(action) if isinstance(action, float) else repr(action)
+            found = number_text(action) if isinstance(action, float) else quote(action)
             raise HistoryError(index, f"{found} is not an action (a whole number)")
         if DEAL_ACTIONS <= index < BIDS_END:
             if not BID_BASE <= action <= BID_BASE + 13:
@@ -367,14 +366,17 @@ def from_history(
     that OpenSpiel would not allow.
     """
     actions = _check_actions(history)
-    recorder = Recorder(
-        Variant.FOUR_PLAYER,
-        list(players) if players is not None else list(SEAT_NAMES),
-        rules=settings.rules(),
-        first_dealer=FIRST_DEALER,
-        game_id=game_id,
-        meta=meta,
-    )
+    try:
+        recorder = Recorder(
+            Variant.FOUR_PLAYER,
+            list(players) if players is not None else list(SEAT_NAMES),
+            rules=settings.rules(),
+            first_dealer=FIRST_DEALER,
+            game_id=game_id,
+            meta=meta,
+        )
+    except RecorderError as error:
+        raise HistoryError(None, str(error)) from None
     deal = [actions[seat:DEAL_ACTIONS:4] for seat in range(4)]
     recorder.start_hand(deal=deal)
     for index in range(DEAL_ACTIONS, len(actions)):
@@ -397,12 +399,7 @@ def from_history(
                 recorder.play(seat, action)
         except RulesError as error:
             raise HistoryError(index, error.problem.message) from None
-    try:
-        record = recorder.record()
-    except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        where = "/".join(str(part) for part in first["loc"])
-        raise HistoryError(None, f"not a record: {where}: {first['msg']}") from None
+    record = recorder.record()
     assert isinstance(record, models.FourPlayerRecord)
     return record
 
