@@ -668,7 +668,19 @@ def test_io_and_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
         "1000000",
     )
     assert code == 2
-    assert "--win-threshold: Input should be less than or equal to 100000" in stderr
+    assert "--win-threshold: 'target_score' must be at most 100000, got 1000000" in stderr
+    code, _, stderr = run(
+        capsys,
+        "import",
+        "openspiel",
+        str(tmp_path / "x.txt"),
+        "-o",
+        str(tmp_path / "o.jsonl"),
+        "--mercy-threshold",
+        "-100001",
+    )
+    assert code == 2
+    assert "--mercy-threshold: 'lose_score' must be at least -100000, got -100001" in stderr
     (tmp_path / "latin.txt").write_bytes(b"\xe9\n")
     code, _, stderr = run(
         capsys, "import", "openspiel", str(tmp_path / "latin.txt"), "-o", str(tmp_path / "o.jsonl")

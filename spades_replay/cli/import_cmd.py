@@ -9,7 +9,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pydantic import ValidationError
 from rich.console import Console
 from rich.text import Text
 
@@ -28,6 +27,7 @@ from spades_replay.cli.common import (
     write_failed,
 )
 from spades_replay.cli.progress import Bar
+from spades_replay.engine.rules import OPTION
 from spades_replay.errors import InputError
 from spades_replay.interop.openspiel import (
     DEFAULT_SETTINGS,
@@ -40,7 +40,6 @@ from spades_replay.interop.openspiel import (
 from spades_replay.plumbing.corpus import Task, read_task
 from spades_replay.plumbing.limits import Limits
 from spades_replay.record.io import dumps
-from spades_replay.replayer.convert import rules_model
 from spades_replay.text import safe
 
 CORPUS_NAMES = (".jsonl", ".ndjson", ".jsonl.gz", ".ndjson.gz")
@@ -160,14 +159,12 @@ def run(arguments: argparse.Namespace) -> int:
         raise UsageError("--win-threshold must be at least 1")
     if settings.mercy_threshold != 0 and settings.mercy_threshold >= settings.win_threshold:
         raise UsageError("--mercy-threshold must be below --win-threshold (or 0 for none)")
-    try:
-        rules_model(settings.rules())
-    except ValidationError as error:
-        first = error.errors(include_url=False)[0]
-        option = {"target_score": "--win-threshold", "lose_score": "--mercy-threshold"}.get(
-            str(first["loc"][0]), str(first["loc"][0])
-        )
-        raise UsageError(f"{option}: {first['msg']}") from None
+    rules = settings.rules()
+    for option, name in (("--win-threshold", "target_score"), ("--mercy-threshold", "lose_score")):
+        # in the option table's words, as --rule and the records say them
+        problem = OPTION[name].problem(getattr(rules, name))
+        if problem is not None:
+            raise UsageError(f"{option}: {problem}")
     limits = limits_of(arguments)
     refuse_own_inputs(arguments.files, output)
     out = stdout_console()
