@@ -240,3 +240,13 @@ def test_the_readme_library_example_runs(capsys: pytest.CaptureFixture[str]) -> 
     out = capsys.readouterr().out
     assert "seat 1 plays" in out
     assert re.search(r"\(Card\('[2-9TJQKA][CDHS]'\)", out)
+
+
+def test_json_data_is_refused_with_what_to_do() -> None:
+    """A dict (JSON as parsed) or None is not a record: a TypeError that says to load it,
+    not an AttributeError from deep inside."""
+    data = orjson.loads(FOUR.read_bytes())
+    for wrong in (data, None):
+        for function in (spades_replay.replay, spades_replay.check, spades_replay.rescore):
+            with pytest.raises(TypeError, match=r"spades_replay\.load or loads"):
+                function(wrong)

@@ -504,8 +504,14 @@ def check(record: models.AnyRecord) -> tuple[Replay | None, tuple[Problem, ...]]
 
     Replay stops at the first illegal action (what follows it has no meaning); claims are
     checked for every hand replayed, so a bad claim does not hide a later one. The replay is
-    returned when there is no illegal action (claims may still disagree).
+    returned when there is no illegal action (claims may still disagree). Raises
+    :class:`TypeError` for anything but a loaded record (JSON data is read with ``loads``).
     """
+    if not isinstance(record, models.TwoPlayerRecord | models.FourPlayerRecord):
+        raise TypeError(
+            f"a record is replayed as loaded (spades_replay.load or loads), not a "
+            f"{type(record).__name__}"
+        )
     variant = variant_of(record)
     rules = rules_of(record.rules)
     players = tuple(PlayerInfo(player.name, player.id) for player in record.players)
