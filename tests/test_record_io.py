@@ -209,6 +209,13 @@ def test_format_errors(path: Path, change: Any, code: Code, pointer: str) -> Non
         (b'"a string"', Code.FORMAT_NOT_OBJECT),
         (b"NaN", Code.FORMAT_JSON),
         (b'{"format": "spades-replay"', Code.FORMAT_JSON),
+        # opening as a word or a number is not being one
+        (b"this is not json {", Code.FORMAT_JSON),
+        (b"nope", Code.FORMAT_JSON),
+        (b"12abc", Code.FORMAT_JSON),
+        (b" true", Code.FORMAT_NOT_OBJECT),
+        (b"-12.5", Code.FORMAT_NOT_OBJECT),
+        (b"null\n", Code.FORMAT_NOT_OBJECT),
     ],
 )
 def test_not_a_record(text: bytes, code: Code) -> None:

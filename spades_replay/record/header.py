@@ -136,10 +136,16 @@ def check_opening(data: bytes | str) -> None:
     raw = data if isinstance(data, bytes | bytearray) else data[:64].encode("utf-8", "replace")
     start = _LEADING.match(raw)
     index = start.end() if start is not None else 0
-    if index < len(raw) and raw[index] in _OPENINGS:
-        raise fail(
-            Code.FORMAT_NOT_OBJECT, f"a record is a JSON object, got {_OPENINGS[raw[index]]}"
-        )
+    if index >= len(raw) or raw[index] not in _OPENINGS:
+        return
+    if raw[index] not in b'["':
+        # a word or a number is said to be one only when the whole document is one ("this
+        # is not json" opens like true): a syntax error is the models' to explain
+        try:
+            orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return
+    raise fail(Code.FORMAT_NOT_OBJECT, f"a record is a JSON object, got {_OPENINGS[raw[index]]}")
 
 
 def refuse_early(data: bytes | str, limits: Limits = DEFAULT_LIMITS) -> None:
