@@ -83,8 +83,13 @@ def _game_so_far(context: Context, picked: Picked, number: int, spoiler_free: bo
 
 
 def _number(text: str | None) -> int | None:
-    """A whole number from the address, or ``None``."""
-    if text is None or not text.strip().lstrip("-").isdigit():
+    """A whole number from the address (ASCII digits), or ``None``.
+
+    >>> [_number(text) for text in ("3", " -2 ", "\u00b2", "\uff15", "", None)]
+    [3, -2, None, None, None, None]
+    """
+    digits = None if text is None else text.strip().lstrip("-")
+    if not digits or not (digits.isascii() and digits.isdigit()):
         return None
     return int(text)
 

@@ -194,14 +194,14 @@ def game_of_token(games: pl.DataFrame, token: str) -> int | None:
     ``None`` when there is no such game. An id that itself ends in ``~N`` is taken as it is.
 
     >>> games = pl.DataFrame({"game": [0, 1, 2], "game_id": ["a", "b", "a"]})
-    >>> [game_of_token(games, token) for token in ("a", "a~2", "a~3", "c")]
-    [0, 2, None, None]
+    >>> [game_of_token(games, token) for token in ("a", "a~2", "a~3", "c", "a~\u00b2")]
+    [0, 2, None, None, None]
     """
     exact = games.filter(pl.col("game_id") == token).get_column("game").sort()
     if exact.len():
         return int(exact[0])
     game_id, tilde, position = token.rpartition("~")
-    if not tilde or not position.isdigit() or int(position) < 2:
+    if not tilde or not (position.isascii() and position.isdigit()) or int(position) < 2:
         return None
     same = games.filter(pl.col("game_id") == game_id).get_column("game").sort()
     return int(same[int(position) - 1]) if int(position) <= same.len() else None

@@ -19,6 +19,7 @@ import orjson
 import polars as pl
 import pytest
 from spades_replay.dashboard import board, data, markup, selection, sidebar, timeline, widgets
+from spades_replay.dashboard import replay as replay_page
 from spades_replay.dashboard.markup import cards_md
 
 import spades_replay
@@ -48,7 +49,9 @@ def _replay(name: str) -> Replay:
     return spades_replay.replay(spades_replay.load(FIXTURES / f"{name}.json"))
 
 
-@pytest.mark.parametrize("module", [board, markup, selection], ids=lambda module: module.__name__)
+@pytest.mark.parametrize(
+    "module", [board, markup, replay_page, selection], ids=lambda module: module.__name__
+)
 def test_docstring_examples(module: object) -> None:
     failures, tried = doctest.testmod(module, raise_on_error=False)  # type: ignore[arg-type]
     assert tried
