@@ -294,7 +294,9 @@ class Board {
     if (target && target.nodeType === 1) {
       const tag = target.tagName;
       const role = target.getAttribute("role");
-      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable) return;
+      // a box ticked or a button pressed keeps the keys for the board; typing does not
+      const ticked = tag === "INPUT" && (target.type === "checkbox" || target.type === "button");
+      if ((tag === "INPUT" && !ticked) || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable) return;
       if (role === "combobox" || role === "listbox" || role === "option" || role === "slider") return;
     }
     if (!this.root.isConnected) return;

@@ -103,10 +103,15 @@ def test_the_keys_move_the_step_as_documented(server: str, browser: Browser) -> 
     _at(page, 1, first[0] + 5)
     page.locator(".log .trick-number", has_text="3").first.click()
     _at(page, 1, first[3])
+    # a box of the board's ticked keeps the keys for the board
+    page.get_by_label("Four-colour deck").click()
+    keys.press("ArrowRight")
+    _at(page, 1, first[3] + 1)
+    page.get_by_label("Four-colour deck").click()
     # a key typed into a text box is the box's, not the board's
     page.get_by_role("combobox").first.focus()
     keys.press("End")
-    _at(page, 1, first[3])
+    _at(page, 1, first[3] + 1)
     browser.screenshot("board-keys")
 
 
