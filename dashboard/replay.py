@@ -88,8 +88,10 @@ def _number(text: str | None) -> int | None:
     >>> [_number(text) for text in ("3", " -2 ", "\u00b2", "\uff15", "", None)]
     [3, -2, None, None, None, None]
     """
-    digits = None if text is None else text.strip().lstrip("-")
-    if not digits or not (digits.isascii() and digits.isdigit()):
+    if text is None:
+        return None
+    digits = text.strip().lstrip("-")
+    if not (digits.isascii() and digits.isdigit()):
         return None
     return int(text)
 
