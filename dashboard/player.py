@@ -20,7 +20,7 @@ from . import headers, replay, urlstate
 from .markup import md, plain, plot_text
 from .selection import player_options
 from .stats import page_tables
-from .widgets import current, excluded, set_value
+from .widgets import current, excluded, open_game
 
 PLAYER = "player"
 """The session key of the player shown (the leaderboard's *Open her page* sets it)."""
@@ -141,9 +141,7 @@ def _games(tables: Tables, key: str) -> None:
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     chosen = left.selectbox("Her games", numbers, format_func=labels.__getitem__, key="player_game")
     if right.button("Open on the Replay page", key="player_open_game", type="primary"):
-        set_value("game", context.loaded.ref(int(chosen)).key)
-        set_value("hand", 1)
-        set_value("step", 0)
+        open_game(context, int(chosen))
         st.switch_page(replay.page())
 
 

@@ -24,7 +24,7 @@ from spades_replay.replayer.replay import Replay
 from spades_replay.stats.tables import Tables
 
 from . import store, urlstate
-from .data import UPLOAD_BYTES, GameRef, Loaded, Upload, replay_of
+from .data import UPLOAD, UPLOAD_BYTES, GameRef, Loaded, Upload, replay_of
 from .markup import md
 from .selection import (
     Filters,
@@ -234,13 +234,39 @@ def _arrived(context: Context, games: pl.DataFrame) -> None:
 
 
 def _chosen(context: Context, games: pl.DataFrame) -> int | None:
-    """The number of the game the session holds, when it is still among ``games``."""
+    """The number of the game the session holds, when it is still among ``games``: the
+    number kept beside its key, or for an upload just opened (its number was not known
+    before it was loaded) the one found among the uploaded games."""
+    key = st.session_state.get(_SHARED + "game")
     number = st.session_state.get(_NUMBER)
+    if number is None and key is not None:
+        number = _uploaded(context, games, key)
     if number is None or games.filter(pl.col("game") == number).height == 0:
         return None
-    if context.loaded.ref(number).key != st.session_state.get(_SHARED + "game"):
+    if context.loaded.ref(number).key != key:
         return None
     return int(number)
+
+
+def _uploaded(context: Context, games: pl.DataFrame, key: str) -> int | None:
+    """The number of the uploaded game ``key`` among ``games``. Uploads are numbered after
+    every other game, so they are looked through from the last game back, and no further
+    than the first game that is not an upload's."""
+    for number in games.get_column("game").reverse():
+        ref = context.loaded.ref(number)
+        if ref.origin != UPLOAD:
+            return None
+        if ref.key == key:
+            return int(number)
+    return None
+
+
+def open_game(context: Context, number: int) -> None:
+    """Make game ``number`` (of the tables) the session's, at its first hand, for the
+    Replay page to show: listed even where it is not on the picker's page."""
+    set_value("game", context.loaded.ref(number).key)
+    st.session_state[_NUMBER] = number
+    _new_position()
 
 
 def excluded(context: Context, nothing: str) -> str:

@@ -313,6 +313,24 @@ def _picker(page: Any) -> Any:
     return page.get_by_role("combobox", name="Game", exact=True)
 
 
+def test_an_upload_opened_in_replay_is_shown_past_the_first_page(
+    store_server: str, browser: Browser
+) -> None:
+    """The upload's games are numbered after the store's 150: its game opens, listed first,
+    rather than the first game of the picker's page."""
+    page = browser.open(store_server + "validate")
+    expect(page.get_by_role("heading", name="Validate")).to_be_visible()
+    uploader = page.get_by_test_id("stFileUploader").filter(has_text="Records to check")
+    good = (FIXTURES / "four-player" / "pooled-nil.json").read_bytes()
+    uploader.locator('input[type="file"]').set_input_files(
+        files=[{"name": "good.json", "mimeType": "application/json", "buffer": good}]
+    )
+    page.get_by_role("button", name="Open in Replay").click()
+    expect(page.locator(".board")).to_be_visible()
+    expect(page.get_by_text(re.compile("^upload good\u2060?\\.json$"))).to_be_visible()
+    expect(_picker(page)).to_have_value(re.compile(r"^fixture-four-player-pooled-nil "))
+
+
 def test_a_large_store_keeps_the_game_on_every_page(store_server: str, browser: Browser) -> None:
     page = _open(browser, store_server)
     expect(page.get_by_text(f"{LARGE_STORE_GAMES} game(s) found; 100 a page.")).to_be_visible()

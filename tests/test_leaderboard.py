@@ -19,6 +19,7 @@ from spades_replay.stats.metrics import player_metrics
 from spades_replay.stats.ratings import ratings
 from spades_replay.stats.tables import Tables
 from spades_replay.store.ingest import ingest
+from spades_replay.store.read import Store
 
 from .conftest import FIXTURES
 from .support.apptest import ENTRY, board, charts_of, open_app, player_keys, run_app, table_of
@@ -114,6 +115,36 @@ def test_the_page_on_a_store_of_more_than_100_games(
     assert len(charts_of(at)) == 2
     run_app(at.number_input(key="lb_top").set_value(2))
     assert [len(chart["data"][0]["y"]) for chart in charts_of(at)] == [2, 2]
+
+
+@pytest.mark.slow
+def test_a_game_opened_from_the_player_page_of_a_large_store_is_the_one_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The picker lists 100 games a page: a game of hers past the first page still opens,
+    listed first, rather than the first game of the page."""
+    from spades_replay.dashboard.selection import game_tokens
+
+    from spades_replay.stats import player
+
+    lines = (FIXTURES / "corpus" / "four-player.jsonl").read_bytes()
+    (tmp_path / "many.jsonl").write_bytes(lines * 5)
+    ingest([tmp_path / "many.jsonl"], tmp_path / "s")
+    monkeypatch.setattr(sys, "argv", [ENTRY, "--store", str(tmp_path / "s")])
+    at = AppTest.from_file(ENTRY, default_timeout=120)
+    at.session_state["player"] = "heuristic-beth"
+    at.switch_page("player.py")
+    at = run_app(at)
+    tables = Store.open(tmp_path / "s").tables()
+    games = player.games_of(tables, "heuristic-beth").select("game", "game_id")
+    last, _ = games.row(games.height - 1)
+    assert last >= 100
+    (game_id,) = game_tokens(tables.games, [last])  # the corpus five times: "id~5"
+    run_app(at.selectbox(key="player_game").set_value(last))
+    at = run_app(at.button(key="player_open_game").click())
+    assert board(at)
+    picker = at.selectbox(key="game")
+    assert picker.options[picker.index].startswith(game_id + " ")
 
 
 def test_the_analysis_estimate_and_its_words() -> None:
