@@ -226,13 +226,17 @@ def _player_layout(
     )
 
 
+SHORT_BAR = 0.25
+"""A rate bar shorter than this share of the axis has its label beside it, not inside."""
+
+
 def _rate_bar(
     players: pl.DataFrame, rate: str, made: str, tried: str, name: str, colour: str
 ) -> go.Bar:
-    rates = players.get_column(rate).to_list()
+    rates = [value if value is not None else 0 for value in players.get_column(rate).to_list()]
     return go.Bar(
         y=player_labels(players),
-        x=[value if value is not None else 0 for value in rates],
+        x=rates,
         orientation="h",
         name=name,
         marker_color=colour,
@@ -240,7 +244,8 @@ def _rate_bar(
             f"{done}/{total}" if total else "-"
             for done, total in zip(players.get_column(made), players.get_column(tried), strict=True)
         ],
-        textposition="auto",
+        # a short bar's label goes beside it: inside one of no width Plotly draws none
+        textposition=["inside" if value >= SHORT_BAR else "outside" for value in rates],
         insidetextanchor="end",
         cliponaxis=False,
         hovertemplate="%{y}<br>%{x:.0%} (%{text})<extra>" + name + "</extra>",

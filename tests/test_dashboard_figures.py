@@ -123,6 +123,9 @@ def test_nil_success_gives_rates_beside_their_counts() -> None:
     assert list(nil.text) == ["-", "2/2", "0/1", "0/1"]
     assert list(blind.x) == [0, 0.0, 0, 0.5]
     assert list(blind.text) == ["-", "0/1", "-", "1/2"]
+    # a bar of no width has its label beside it (inside, Plotly would draw none)
+    assert list(nil.textposition) == ["outside", "inside", "outside", "outside"]
+    assert list(blind.textposition) == ["outside", "outside", "outside", "inside"]
 
 
 def test_bid_accuracy_stacks_exact_over_and_set_to_the_whole() -> None:
