@@ -17,6 +17,7 @@ import polars as pl
 import streamlit as st
 
 from spades_replay.engine.scoring import POINTS_PARTS
+from spades_replay.text import safe
 
 PERCENT_STEP = 0.001
 """The step of a rate (0 to 1) in a table: a percentage with one decimal (Streamlit writes
@@ -139,6 +140,23 @@ def configured(frame: pl.DataFrame) -> dict[str, Any]:
 
 def table(frame: pl.DataFrame, key: str, place: Any = None) -> None:
     """Show ``frame`` as a table with its columns configured, no index, as wide as its place
-    (``place``: a column, say; the page when ``None``)."""
+    (``place``: a column, say; the page when ``None``); its text as the select boxes show
+    it, control and format characters escaped (a name's right-to-left override too)."""
     where = st if place is None else place
-    where.dataframe(linked(frame), hide_index=True, column_config=configured(frame), key=key)
+    shown = linked(escaped(frame))
+    where.dataframe(shown, hide_index=True, column_config=configured(frame), key=key)
+
+
+def escaped(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with every text cell that holds a character :func:`safe` escapes escaped
+    (the others, nearly all, as they are).
+
+    >>> escaped(pl.DataFrame({"player": ["Ann", "Eve\u202eliar"], "n": [1, 2]})).rows()
+    [('Ann', 1), ('Eve\\\\u202eliar', 2)]
+    """
+    texts = [name for name, dtype in frame.schema.items() if dtype == pl.String]
+    return frame.with_columns(
+        pl.col(name).map_elements(lambda text: safe(text, len(text)), return_dtype=pl.String)
+        for name in texts
+        if frame.get_column(name).str.contains(r"[\p{C}\p{Zl}\p{Zp}]").any()
+    )

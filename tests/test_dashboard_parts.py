@@ -18,7 +18,16 @@ from typing import Any
 import orjson
 import polars as pl
 import pytest
-from spades_replay.dashboard import board, data, markup, selection, sidebar, timeline, widgets
+from spades_replay.dashboard import (
+    board,
+    data,
+    headers,
+    markup,
+    selection,
+    sidebar,
+    timeline,
+    widgets,
+)
 from spades_replay.dashboard import replay as replay_page
 from spades_replay.dashboard.markup import cards_md
 
@@ -50,7 +59,7 @@ def _replay(name: str) -> Replay:
 
 
 @pytest.mark.parametrize(
-    "module", [board, markup, replay_page, selection], ids=lambda module: module.__name__
+    "module", [board, headers, markup, replay_page, selection], ids=lambda module: module.__name__
 )
 def test_docstring_examples(module: object) -> None:
     failures, tried = doctest.testmod(module, raise_on_error=False)  # type: ignore[arg-type]
