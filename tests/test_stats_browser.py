@@ -108,9 +108,15 @@ def _choose(browser: Browser, label: str, option: str) -> None:
 
 
 def _options(page: Any, label: str) -> list[str]:
-    """What the sidebar's multiselect ``label`` offers."""
-    found = [str(text) for text in _open(page, label).all_inner_texts()]
-    page.keyboard.press("Escape")
+    """What the sidebar's multiselect ``label`` offers. A run that draws the sidebar again
+    closes the list between its opening and its reading (on a loaded machine): it is then
+    read again, a few times at most."""
+    found: list[str] = []
+    for _ in range(5):
+        found = [str(text) for text in _open(page, label).all_inner_texts()]
+        page.keyboard.press("Escape")
+        if found:
+            break
     return found
 
 
