@@ -645,42 +645,31 @@ def test_io_and_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixtur
     )
     assert code == 2
     assert "FILE.jsonl" in stderr
-    code, _, stderr = run(
-        capsys,
-        "import",
-        "openspiel",
-        str(tmp_path / "x.txt"),
-        "-o",
-        str(tmp_path / "o.jsonl"),
-        "--mercy-threshold",
-        "600",
-    )
-    assert code == 2
-    assert "--mercy-threshold must be below" in stderr
-    code, _, stderr = run(
-        capsys,
-        "import",
-        "openspiel",
-        str(tmp_path / "x.txt"),
-        "-o",
-        str(tmp_path / "o.jsonl"),
-        "--win-threshold",
-        "1000000",
-    )
-    assert code == 2
-    assert "--win-threshold: 'target_score' must be at most 100000, got 1000000" in stderr
-    code, _, stderr = run(
-        capsys,
-        "import",
-        "openspiel",
-        str(tmp_path / "x.txt"),
-        "-o",
-        str(tmp_path / "o.jsonl"),
-        "--mercy-threshold",
-        "-100001",
-    )
-    assert code == 2
-    assert "--mercy-threshold: 'lose_score' must be at least -100000, got -100001" in stderr
+    for option, value, said in (
+        ("--mercy-threshold", "600", "--mercy-threshold must be below"),
+        (
+            "--win-threshold",
+            "1000000",
+            "--win-threshold: 'target_score' must be at most 100000, got 1000000",
+        ),
+        (
+            "--mercy-threshold",
+            "-100001",
+            "--mercy-threshold: 'lose_score' must be at least -100000, got -100001",
+        ),
+    ):
+        code, _, stderr = run(
+            capsys,
+            "import",
+            "openspiel",
+            str(tmp_path / "x.txt"),
+            "-o",
+            str(tmp_path / "o.jsonl"),
+            option,
+            value,
+        )
+        assert code == 2
+        assert said in stderr
     (tmp_path / "latin.txt").write_bytes(b"\xe9\n")
     code, _, stderr = run(
         capsys, "import", "openspiel", str(tmp_path / "latin.txt"), "-o", str(tmp_path / "o.jsonl")
