@@ -39,9 +39,9 @@ from spades_replay.plumbing.limits import DEFAULT_LIMITS, EXPANSION_ALLOWANCE, L
 
 STDIN = "-"
 STDIN_NAME = "<stdin>"
+"""The path that names standard input, and how reports name it."""
 BOM = b"\xef\xbb\xbf"
 """The byte order mark some editors put before UTF-8 text; readers ignore it."""
-"""The path that names standard input, and how reports name it."""
 GZIP_MAGIC = b"\x1f\x8b"
 RECORD_SUFFIXES = (".json",)
 CORPUS_SUFFIXES = (".jsonl", ".ndjson")
