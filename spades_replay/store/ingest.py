@@ -193,15 +193,6 @@ def _io_error(path: str, error: OSError) -> Problem:
     )
 
 
-def _stored_problem(entry: SourceEntry) -> Problem | None:
-    """The problem that stopped the reading of a stored file, as its readers report it."""
-    if entry.io_error is None:
-        return None
-    return Problem(
-        Code(str(entry.io_error["code"])), str(entry.io_error["message"]), source=entry.path
-    )
-
-
 def refuse_standard_input(paths: Iterable[str | os.PathLike[str]]) -> None:
     """Refuse ``-`` among the paths: a store knows a file again by its path, size, time and
     sha256, and standard input has none of them. Raises :class:`StoreError`."""
@@ -220,23 +211,19 @@ def _found(
     and time cannot be read comes with the problem); never the store's own files (its
     manifest is a ``.json`` file, and a store may sit inside the corpus)."""
     files: list[_File] = []
-    seen: set[str] = set()
     # realpath, not Path.resolve: that raises RuntimeError for a loop of symbolic links
     own = Path(os.path.realpath(store))
-    for item in paths:
-        for path in expand([item], on_problem=report.io_errors.append):
-            resolved = os.path.realpath(path)
-            if resolved in seen or Path(resolved).is_relative_to(own):
-                continue
-            seen.add(resolved)
-            try:
-                stat = path.stat()
-            except OSError as error:
-                files.append(
-                    _File(str(path), resolved, 0, 0, unreadable=_io_error(str(path), error))
-                )
-                continue
-            files.append(_File(str(path), resolved, stat.st_size, stat.st_mtime_ns))
+    # expand names each file once, by its real path, as the store knows it
+    for path in expand(paths, on_problem=report.io_errors.append):
+        resolved = os.path.realpath(path)
+        if Path(resolved).is_relative_to(own):
+            continue
+        try:
+            stat = path.stat()
+        except OSError as error:
+            files.append(_File(str(path), resolved, 0, 0, unreadable=_io_error(str(path), error)))
+            continue
+        files.append(_File(str(path), resolved, stat.st_size, stat.st_mtime_ns))
     return files
 
 
@@ -583,7 +570,7 @@ def _update(
             entry = previous[file.resolved]
             named.append(dataclasses.replace(entry, mtime_ns=checked.mtime_ns))
             report.unchanged += 1
-            stored = _stored_problem(entry)
+            stored = entry.problem()
             if stored is not None:
                 report.io_errors.append(stored)
         else:

@@ -26,7 +26,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from spades_replay.errors import Code, SpadesReplayError
+from spades_replay.errors import Code, Problem, SpadesReplayError
 from spades_replay.plumbing.atomic import write_bytes_atomic
 from spades_replay.text import safe
 
@@ -86,6 +86,14 @@ class SourceEntry:
     parts: dict[str, list[str]]
     io_error: dict[str, Any] | None = None
     part_files: dict[str, PartFile] | None = None
+
+    def problem(self) -> Problem | None:
+        """The problem that stopped the file's reading, as its readers report it."""
+        if self.io_error is None:
+            return None
+        return Problem(
+            Code(str(self.io_error["code"])), str(self.io_error["message"]), source=self.path
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The entry as JSON data."""

@@ -399,14 +399,9 @@ class Store:
             summary.invalid += source.invalid
             summary.valid += source.records - source.invalid
             summary.bytes += source.size
-            if source.io_error is not None:
-                summary.io_errors.append(
-                    Problem(
-                        Code(str(source.io_error["code"])),
-                        str(source.io_error["message"]),
-                        source=source.path,
-                    )
-                )
+            problem = source.problem()
+            if problem is not None:
+                summary.io_errors.append(problem)
         summary.codes.update(self.table("problems")["code"].to_list())
         return summary
 
