@@ -516,6 +516,12 @@ def mount_point(path: str | os.PathLike[str]) -> Path:
     return place
 
 
+def say_problem(err: Printer, problem: Problem) -> None:
+    """A problem of the inputs (a path that cannot be read) on a line of its own:
+    ``spades-replay: MESSAGE [code]``."""
+    err.print(text(err, f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+
+
 def report_counted(err: Printer, games: str, summary: Summary) -> None:
     """The closing line of a command that counts games: ``games`` (``"12 game(s)
     counted"``) and the invalid records it left out."""

@@ -20,6 +20,7 @@ from spades_replay.cli.common import (
     output_writer,
     print_problem,
     refuse_own_inputs,
+    say_problem,
     stdout_console,
     write_failed,
 )
@@ -168,7 +169,7 @@ def run(arguments: argparse.Namespace) -> int:
     problems: list[Problem] = []
     files = list(expand(arguments.paths, on_problem=problems.append))
     for problem in problems:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        say_problem(err, problem)
     io_errors = len(problems)
     tasks = plan(files)
     bar = Bar(

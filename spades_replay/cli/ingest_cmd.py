@@ -21,6 +21,7 @@ from spades_replay.cli.common import (
     console_for,
     limits_of,
     load_kernel,
+    say_problem,
     stdout_console,
     workers_of,
     write_failed,
@@ -144,7 +145,7 @@ def run(arguments: argparse.Namespace) -> int:
         store = safe(arguments.store, 500)
         raise write_failed(arguments.store, error, f"the store {store}") from None
     for problem in report.io_errors:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        say_problem(err, problem)
     line = (
         f"{report.files} file(s): {report.read} read ({report.records_read} record(s), "
         f"{report.invalid_read} invalid), {report.unchanged} unchanged"

@@ -22,6 +22,7 @@ from spades_replay.cli.common import (
     limits_of,
     no_records_message,
     print_problem,
+    say_problem,
     stdout_console,
     write_failed,
 )
@@ -141,7 +142,7 @@ def run(arguments: argparse.Namespace) -> int:
     to_stdout = arguments.output is None and not arguments.in_place
     err = console_for(sys.stderr)
     for problem in skipped:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        say_problem(err, problem)
     if not pairs and skipped:
         return EXIT_USAGE
     if not pairs:
@@ -181,11 +182,7 @@ def run(arguments: argparse.Namespace) -> int:
             except InputError as error:
                 # a file that cannot be read is said, and the others are still migrated
                 skipped.append(error.problem)
-                err.print(
-                    Text(
-                        f"spades-replay: {safe(error.problem.message, 1000)} [{error.problem.code}]"
-                    )
-                )
+                say_problem(err, error.problem)
                 continue
             except OSError as error:
                 failed = write_failed(target or "<stdout>", error)

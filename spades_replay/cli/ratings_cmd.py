@@ -27,6 +27,7 @@ from spades_replay.cli.common import (
     refuse_own_inputs,
     report_counted,
     report_invalid,
+    say_problem,
     stdout_console,
     write_output,
 )
@@ -173,7 +174,7 @@ def run(arguments: argparse.Namespace) -> int:
     else:
         tables, summary = _from_paths(arguments, out, err)
     for problem in summary.io_errors:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        say_problem(err, problem)
     if not summary.records:
         return exit_code(summary, arguments.paths, err)
     from spades_replay.stats.ratings import ratings

@@ -37,6 +37,7 @@ from spades_replay.cli.common import (
     report_counted,
     report_invalid,
     rule_setting,
+    say_problem,
     stdout_console,
     write_output,
 )
@@ -445,7 +446,7 @@ def run(arguments: argparse.Namespace) -> int:
     else:
         games, summary, result = _from_paths(arguments, options, out, err)
     for problem in result.io_errors:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        say_problem(err, problem)
     if not result.records:  # nothing read: the path errors or "no records" alone
         return exit_code(result, arguments.paths, err)
     if arguments.changed:

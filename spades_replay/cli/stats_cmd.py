@@ -31,6 +31,7 @@ from spades_replay.cli.common import (
     refuse_own_inputs,
     report_counted,
     report_invalid,
+    say_problem,
     stdout_console,
     workers_of,
     write_output,
@@ -239,7 +240,7 @@ def _read(
         report_invalid(err, collection)
     summary = collection.summary
     for problem in summary.io_errors:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        say_problem(err, problem)
     if arguments.analysis:
         load_kernel(err)
         analysing = bar("analysing hands", "items")
@@ -277,7 +278,7 @@ def _from_store(
     except OSError as error:
         raise UsageError(f"cannot read the store {arguments.store}: {error}") from None
     for problem in summary.io_errors:
-        err.print(Text(f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        say_problem(err, problem)
     if capped is not None:
         time_cap = store.manifest.settings.get("time_cap") or 0
         _report_capped(err, capped, float(time_cap))

@@ -15,6 +15,7 @@ from spades_replay.cli.common import (
     exit_code,
     limits_of,
     print_problem,
+    say_problem,
     workers_of,
 )
 from spades_replay.cli.plain import Printer, console, text
@@ -139,7 +140,7 @@ def run(arguments: argparse.Namespace) -> int:
                 _print_report(bar.out, report)
     summary = validation.summary
     for problem in summary.io_errors:
-        err.print(text(err, f"spades-replay: {safe(problem.message, 1000)} [{problem.code}]"))
+        say_problem(err, problem)
     if as_json:
         sys.stdout.buffer.write(orjson.dumps({"summary": summary.to_dict()}) + b"\n")
         sys.stdout.buffer.flush()
