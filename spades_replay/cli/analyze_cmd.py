@@ -35,9 +35,9 @@ from spades_replay.cli.common import (
     console_for,
     load_game,
     load_kernel,
-    no_records_message,
     pick_hands,
     print_problem,
+    say_no_records,
     stdout_console,
     workers_of,
 )
@@ -319,7 +319,7 @@ def _run_all(arguments: argparse.Namespace, out: Console, time_cap: float | None
     reader = _Games(arguments.file, err if as_json else out)
     games = list(reader)
     if not (games or reader.invalid or reader.unreadable):
-        err.print(Text(f"spades-replay: {no_records_message([arguments.file])}", style="bold red"))
+        say_no_records(err, [arguments.file])
         return EXIT_NO_RECORDS
     load_kernel(err)
     bar = Bar(

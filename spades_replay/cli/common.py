@@ -538,9 +538,14 @@ def exit_code(summary: Summary, paths: list[str], err: Printer) -> int:
     if summary.io_errors:
         return EXIT_USAGE
     if not summary.records:
-        err.print(text(err, f"spades-replay: {no_records_message(paths)}", style="bold red"))
+        say_no_records(err, paths)
         return EXIT_NO_RECORDS
     return EXIT_INVALID if summary.invalid else EXIT_OK
+
+
+def say_no_records(err: Printer, paths: list[str]) -> None:
+    """Say on ``err`` that ``paths`` hold no record (:func:`no_records_message`)."""
+    err.print(text(err, f"spades-replay: {no_records_message(paths)}", style="bold red"))
 
 
 def no_records_message(paths: list[str]) -> str:

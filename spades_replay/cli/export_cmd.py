@@ -16,10 +16,10 @@ from spades_replay.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     console_for,
-    no_records_message,
     output_writer,
     print_problem,
     refuse_own_inputs,
+    say_no_records,
     say_problem,
     stdout_console,
     write_failed,
@@ -200,7 +200,7 @@ def run(arguments: argparse.Namespace) -> int:
     except _NothingReadError:  # the output is not written
         if io_errors:
             return EXIT_USAGE
-        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        say_no_records(err, arguments.paths)
         return EXIT_NO_RECORDS
     except OSError as error:
         raise write_failed(arguments.output, error) from None

@@ -20,8 +20,8 @@ from spades_replay.cli.common import (
     add_limit_options,
     console_for,
     limits_of,
-    no_records_message,
     print_problem,
+    say_no_records,
     say_problem,
     stdout_console,
     write_failed,
@@ -146,7 +146,7 @@ def run(arguments: argparse.Namespace) -> int:
     if not pairs and skipped:
         return EXIT_USAGE
     if not pairs:
-        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        say_no_records(err, arguments.paths)
         return EXIT_NO_RECORDS
     total = sum(map(_size, (path for path, _ in pairs)))
     bar = Bar(
@@ -194,7 +194,7 @@ def run(arguments: argparse.Namespace) -> int:
             results.append(result)
             _report(err if to_stdout else bar.out, result, arguments.in_place)
     if not skipped and not any(result.records for result in results):
-        err.print(Text(f"spades-replay: {no_records_message(arguments.paths)}", style="bold red"))
+        say_no_records(err, arguments.paths)
         return EXIT_NO_RECORDS
     code = _summary(err if to_stdout else bar.out, results, arguments.to)
     return EXIT_USAGE if skipped else code
