@@ -27,6 +27,7 @@ from spades_replay.cli.exits import (
     NoRecordsError,
     UsageError,
 )
+from spades_replay.plumbing.parallel import WorkerLostError
 
 COMMANDS = {
     "validate": "check records against the format and the rules",
@@ -238,6 +239,9 @@ def _run(arguments: argparse.Namespace) -> int:
         if _received:  # the error is what a library made of the interruption
             print("spades-replay: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
+        print(f"spades-replay: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except WorkerLostError as error:
         print(f"spades-replay: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:

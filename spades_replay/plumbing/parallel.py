@@ -2,7 +2,7 @@
 
 Ctrl-C reaches every process of the group. The worker processes (and the fork server they
 come from) are started with SIGINT ignored, so they never print a traceback; the main process
-alone takes the interrupt, terminates the workers and lets ``KeyboardInterrupt`` rise, so a
+alone takes the interrupt, stops the workers and lets ``KeyboardInterrupt`` rise, so a
 command can clean up (atomic writes remove their temporary files) and exit 130.
 
 Where ``jobs`` is taken, an :class:`Executor` may stand instead of a number of processes: a
@@ -18,10 +18,13 @@ import signal
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from itertools import islice
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:
-    from multiprocessing.pool import AsyncResult
+    import queue
+    from multiprocessing.connection import Connection
+    from multiprocessing.context import ForkServerContext
+    from multiprocessing.process import BaseProcess
 
 ProgressCallback = Callable[[int, int], None]
 """Called with (work done, work in all) as work completes, in the units the caller names
@@ -60,14 +63,6 @@ AHEAD_PER_WORKER = 2
 to keep every worker busy, few enough that memory is bounded by the work in flight."""
 
 
-def _run_batch(function: Callable[[Item], Result], batch: Sequence[Item]) -> list[Result]:
-    return [function(item) for item in batch]
-
-
-def _quiet_worker() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 @contextlib.contextmanager
 def sigint_shielded() -> Iterator[None]:
     """Processes started inside inherit SIGINT ignored, so that none of them prints a
@@ -85,7 +80,7 @@ def sigint_shielded() -> Iterator[None]:
     main = threading.current_thread() is threading.main_thread()
     handler = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     # a SIGTERM meanwhile is held back too (not blocked: the processes started would inherit
-    # the mask, and a pool stops its workers with SIGTERM), then delivered once they exist
+    # the mask, and workers are stopped with SIGTERM), then delivered once they exist
     terms: list[int] = []
     term = signal.signal(signal.SIGTERM, lambda signum, _: terms.append(signum)) if main else None
     try:
@@ -128,26 +123,159 @@ def ordered_map(
 
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(preload))
-    pool = None
+    started: list[_Worker[Item, Result]] = []
     try:
         # the fork server, then the workers it forks, never see Ctrl-C
         with sigint_shielded():
-            pool = context.Pool(jobs, initializer=_quiet_worker)
+            for _ in range(jobs):
+                started.append(_Worker(context, function))
         iterator = iter(items)
         batches = iter(lambda: list(islice(iterator, max(chunksize, 1))), [])
-        pending: deque[AsyncResult[list[Result]]] = deque()
+        # each worker works through its batches in order: the results are taken back from
+        # the workers in the order their batches were handed out
+        pending: deque[_Worker[Item, Result]] = deque()
         for batch in islice(batches, jobs * AHEAD_PER_WORKER):
-            pending.append(pool.apply_async(_run_batch, (function, batch)))
+            pending.append(_hand_out(started, batch))
         while pending:
-            results = pending.popleft().get()
+            results = pending.popleft().receive()
             for batch in islice(batches, 1):
-                pending.append(pool.apply_async(_run_batch, (function, batch)))
+                pending.append(_hand_out(started, batch))
             yield from results
-        pool.close()
+        for worker in started:
+            worker.finish()
     except BaseException:
-        if pool is not None:
-            pool.terminate()
+        for worker in started:
+            worker.stop()
         raise
     finally:
-        if pool is not None:
-            pool.join()
+        for worker in started:
+            worker.join()
+
+
+def _hand_out(workers: list[_Worker[Item, Result]], batch: list[Item]) -> _Worker[Item, Result]:
+    """Hand ``batch`` to the worker with the fewest batches not done (the first of them), so
+    that a worker given heavy batches is not given more while another waits."""
+    worker = min(workers, key=lambda each: each.unfinished())
+    worker.send(batch)
+    return worker
+
+
+class WorkerLostError(RuntimeError):
+    """A worker process ended before its work was done: killed (by the kernel for want of
+    memory, or by a person), or crashed. The message gives its exit code."""
+
+
+def _serve(function: Callable[[Item], Result], tasks: Connection, results: Connection) -> None:
+    """A worker process: ``function`` over each batch that comes through ``tasks``, each
+    batch's results sent back through ``results`` in order, until ``tasks`` is closed.
+
+    A thread takes the batches in as they come, so that handing out work never waits for
+    the batch a worker is busy with."""
+    import queue
+    import threading
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    inbox: queue.SimpleQueue[list[Item] | None] = queue.SimpleQueue()
+    threading.Thread(target=_take_in, args=(tasks, inbox), daemon=True).start()
+    while (batch := inbox.get()) is not None:
+        try:
+            outcome: tuple[bool, object] = (True, [function(item) for item in batch])
+        except Exception as error:  # raised again in the main process, as map() would
+            outcome = (False, error)
+        try:
+            results.send(outcome)
+        except Exception as error:  # what cannot be pickled
+            what = "results" if outcome[0] else repr(outcome[1])
+            results.send((False, RuntimeError(f"a worker process cannot send its {what}: {error}")))
+
+
+def _take_in(source: Connection, inbox: queue.SimpleQueue[Any]) -> None:
+    """Put what comes through ``source`` into ``inbox`` as it comes; ``None`` at its end
+    (also the end of a writer stopped in the middle of a message)."""
+    try:
+        while True:
+            inbox.put(source.recv())
+    except (EOFError, OSError):
+        inbox.put(None)
+
+
+class _Worker(Generic[Item, Result]):
+    """One worker process of :func:`ordered_map`, its two pipes, and a thread that reads its
+    results as they come (so that the worker goes on with its next batch while the caller is
+    busy). No lock is shared with another process, so a worker can be stopped at any moment,
+    whatever it was doing. (``multiprocessing.Pool`` shares one queue of results among its
+    workers: stopped while one of them writes a large result, its ``terminate`` can wait
+    forever.)"""
+
+    def __init__(self, context: ForkServerContext, function: Callable[[Item], Result]) -> None:
+        import queue
+        import threading
+
+        task_out, task_in = context.Pipe(duplex=False)
+        result_out, result_in = context.Pipe(duplex=False)
+        self._process = context.Process(
+            target=_serve, args=(function, task_out, result_in), daemon=True
+        )
+        self._tasks = task_in
+        self._results = result_out
+        self._handed = 0
+        self._taken = 0
+        try:
+            self._process.start()
+        finally:
+            task_out.close()
+            result_in.close()
+        self._outcomes: queue.SimpleQueue[tuple[bool, object] | None] = queue.SimpleQueue()
+        self._reader = threading.Thread(
+            target=_take_in, args=(result_out, self._outcomes), daemon=True
+        )
+        self._reader.start()
+
+    def send(self, batch: list[Item]) -> None:
+        """Hand the worker a batch."""
+        self._tasks.send(batch)
+        self._handed += 1
+
+    def unfinished(self) -> int:
+        """How many of the batches handed to the worker it has not done yet."""
+        return self._handed - self._taken - self._outcomes.qsize()
+
+    def receive(self) -> list[Result]:
+        """The results of the worker's oldest batch not yet received; its error raised
+        again, or :class:`WorkerLostError` when the worker ended first."""
+        outcome = self._outcomes.get()
+        self._taken += 1
+        if outcome is None:
+            self._process.join()
+            raise WorkerLostError(
+                f"a worker process ended before its work was done ({_ending(self._process)})"
+            )
+        done, value = outcome
+        if not done:
+            raise cast(BaseException, value)
+        return cast("list[Result]", value)
+
+    def finish(self) -> None:
+        """No more batches: the worker ends once it has sent its last results."""
+        self._tasks.close()
+
+    def stop(self) -> None:
+        """End the worker now."""
+        if self._process.exitcode is None:
+            self._process.terminate()
+
+    def join(self) -> None:
+        """Wait for the worker's end (its results are then all read), and close its pipes."""
+        self._process.join()
+        self._reader.join()
+        self._tasks.close()
+        self._results.close()
+
+
+def _ending(process: BaseProcess) -> str:
+    code = process.exitcode
+    if code == -signal.SIGKILL:
+        return "stopped by SIGKILL, as the kernel stops a process for want of memory"
+    if code is not None and code < 0:
+        return f"stopped by {signal.Signals(-code).name}"
+    return f"exit code {code}"
