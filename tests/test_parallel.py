@@ -49,6 +49,36 @@ def test_an_error_in_a_worker_is_raised_again_where_map_would_raise_it() -> None
         next(results)
 
 
+class _PickyError(Exception):
+    """An error that pickles but cannot be unpickled: its class takes two arguments and
+    passes one on."""
+
+    def __init__(self, what: str, why: str) -> None:
+        super().__init__(f"{what}: {why}")
+
+
+def _picky(item: str) -> str:
+    raise _PickyError(item, "no")
+
+
+def test_an_error_that_cannot_be_unpickled_is_still_an_error_not_a_wait() -> None:
+    results = ordered_map(_picky, ["a", "b"], 2)
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            next(results)
+        except RuntimeError as error:
+            raised.append(error)
+
+    assert _finishes(run, 30)
+    assert [str(error) for error in raised] == [
+        'what came from another process cannot be read: TypeError("_PickyError.__init__() missing '
+        "1 required positional argument: 'why'\")"
+    ]
+    results.close()
+
+
 def test_a_worker_that_dies_is_reported_not_waited_for() -> None:
     """A worker killed (by the kernel for want of memory, say) loses its batch: the run
     stops with an error naming how it ended, where a pool would wait for the batch forever."""

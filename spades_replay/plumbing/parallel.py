@@ -17,8 +17,9 @@ import os
 import signal
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import islice
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, Protocol, TypeVar, cast
 
 if TYPE_CHECKING:
     import queue
@@ -175,10 +176,12 @@ def _serve(function: Callable[[Item], Result], tasks: Connection, results: Conne
     import threading
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    inbox: queue.SimpleQueue[list[Item] | None] = queue.SimpleQueue()
+    inbox: queue.SimpleQueue[list[Item] | _Unreadable | None] = queue.SimpleQueue()
     threading.Thread(target=_take_in, args=(tasks, inbox), daemon=True).start()
     while (batch := inbox.get()) is not None:
         try:
+            if isinstance(batch, _Unreadable):
+                batch.raised()
             outcome: tuple[bool, object] = (True, [function(item) for item in batch])
         except Exception as error:  # raised again in the main process, as map() would
             outcome = (False, error)
@@ -189,14 +192,31 @@ def _serve(function: Callable[[Item], Result], tasks: Connection, results: Conne
             results.send((False, RuntimeError(f"a worker process cannot send its {what}: {error}")))
 
 
+@dataclass(frozen=True)
+class _Unreadable:
+    """What came through a pipe but cannot be unpickled here (an exception whose class
+    takes other arguments than it passes on, say)."""
+
+    error: Exception
+
+    def raised(self) -> NoReturn:
+        """Raise the error, saying where it came from."""
+        raise RuntimeError(f"what came from another process cannot be read: {self.error!r}")
+
+
 def _take_in(source: Connection, inbox: queue.SimpleQueue[Any]) -> None:
-    """Put what comes through ``source`` into ``inbox`` as it comes; ``None`` at its end
-    (also the end of a writer stopped in the middle of a message)."""
-    try:
-        while True:
-            inbox.put(source.recv())
-    except (EOFError, OSError):
-        inbox.put(None)
+    """Put what comes through ``source`` into ``inbox`` as it comes (an :class:`_Unreadable`
+    for what cannot be unpickled); ``None`` at its end (also the end of a writer stopped in
+    the middle of a message)."""
+    while True:
+        try:
+            message = source.recv()
+        except (EOFError, OSError):
+            inbox.put(None)
+            return
+        except Exception as error:  # the message was read whole: the next one follows
+            message = _Unreadable(error)
+        inbox.put(message)
 
 
 class _Worker(Generic[Item, Result]):
@@ -225,7 +245,9 @@ class _Worker(Generic[Item, Result]):
         finally:
             task_out.close()
             result_in.close()
-        self._outcomes: queue.SimpleQueue[tuple[bool, object] | None] = queue.SimpleQueue()
+        self._outcomes: queue.SimpleQueue[tuple[bool, object] | _Unreadable | None] = (
+            queue.SimpleQueue()
+        )
         self._reader = threading.Thread(
             target=_take_in, args=(result_out, self._outcomes), daemon=True
         )
@@ -250,6 +272,8 @@ class _Worker(Generic[Item, Result]):
             raise WorkerLostError(
                 f"a worker process ended before its work was done ({_ending(self._process)})"
             )
+        if isinstance(outcome, _Unreadable):
+            outcome.raised()
         done, value = outcome
         if not done:
             raise cast(BaseException, value)
