@@ -34,6 +34,7 @@ from spades_replay.text import card_label, safe
 
 __all__ = [
     "card_md",
+    "card_words",
     "cards_md",
     "hand_md",
     "legal_text",
@@ -107,6 +108,21 @@ def hand_md(mask: int) -> str:
         if group:
             groups.append(cards_md(group))
     return "\u2003".join(groups) if groups else "*no cards*"
+
+
+_CARD_WORD = re.compile(r"(?<![\w])[2-9TJQKA][CDHS](?![\w])")
+"""A card as the engine names it in its messages, standing as a word of its own."""
+
+
+def card_words(text: str) -> str:
+    """The engine's words on a record's play with its cards written as the dashboard
+    writes them everywhere (only for text the engine wrote: a name or a quoted value of the
+    record could look like a card).
+
+    >>> card_words("KS is not in her hand, which holds 4C TH AS")
+    'K♠ is not in her hand, which holds 4♣ 10♥ A♠'
+    """
+    return _CARD_WORD.sub(lambda found: card_label(CARD_BY_NAME[found[0]]), text)
 
 
 def legal_text(legal: Iterable[str]) -> str:

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
-from spades_replay.errors import Problem
+from spades_replay.errors import Family, Problem
 from spades_replay.replayer.validate import RecordReport
 
 from . import replay
 from .data import UPLOAD_BYTES, Loaded, Upload, check_upload, not_records
-from .markup import legal_text, md, plain
+from .markup import card_words, legal_text, md, plain
 from .selection import game_labels
 from .store import StoreView, invalid_reports
 from .widgets import UPLOAD_TYPES, admit, current, open_upload
@@ -31,7 +31,7 @@ def problem_md(problem: Problem) -> str:
     """One problem as Markdown: where, what, the rule, what was legal, the pointer, the code."""
     lines = []
     head = f"**{md(problem.place, 300)}**: " if problem.place else ""
-    lines.append(f"{head}{md(problem.message, 2000)}")
+    lines.append(f"{head}{md(_message(problem), 2000)}")
     if problem.rule:
         lines.append(f"rule: {md(problem.rule, 500)}")
     if problem.legal:
@@ -39,6 +39,12 @@ def problem_md(problem: Problem) -> str:
     pointer = f"pointer {md(problem.pointer, 300)} · " if problem.pointer else ""
     lines.append(f"{pointer}code `{problem.code}`")
     return "  \n".join(lines)
+
+
+def _message(problem: Problem) -> str:
+    """The problem's message, its cards written as the page writes them when the engine
+    wrote it (a format problem quotes the record's own text, which is left as it is)."""
+    return card_words(problem.message) if problem.family is Family.RULES else problem.message
 
 
 def _record(report: RecordReport) -> str:
@@ -54,7 +60,7 @@ def problem_rows(reports: Sequence[RecordReport]) -> list[dict[str, str]]:
             + ("" if report.line is None else f":{report.line}"),
             "code": problem.code.value,
             "place": plain(problem.place, 300),
-            "problem": plain(problem.message, 2000),
+            "problem": plain(_message(problem), 2000),
             "rule": plain(problem.rule, 500),
             "legal": plain(legal_text(problem.legal), 500),
             "pointer": plain(problem.pointer, 300),

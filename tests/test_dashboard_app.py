@@ -412,6 +412,26 @@ def test_every_error_of_an_upload_with_its_place_and_rule() -> None:
     assert list(table["code"]) == ["play.revoke"]
 
 
+def test_a_problem_writes_its_cards_as_the_page_does_and_a_quoted_value_as_written() -> None:
+    """The engine's message names cards as the legal cards beside it are written (A♣ and
+    K♦, not AC beside K♦); a format problem quotes the record's own text unchanged."""
+    at = open_app("validate")
+    revoke = (FIXTURES / "invalid" / "play-revoke.json").read_bytes()
+    card = (FIXTURES / "invalid" / "format-card.json").read_bytes()
+    corpus = b"\n".join(orjson.dumps(orjson.loads(record)) for record in (revoke, card))
+    run_app(at.file_uploader(key="upload").set_value(("two.jsonl", corpus, "application/jsonl")))
+    revoked, quoted = at.error[1].value, at.error[2].value
+    assert f"{md('played A♣ but must follow diamonds (holds K♦, A♦)')}" in revoked
+    assert f"legal: {md('K♦ A♦')}" in revoked
+    assert md("'10H' is not a card") in quoted
+    table = table_of(at, "pointer")
+    assert list(table["problem"]) == [
+        "played A♣ but must follow diamonds (holds K♦, A♦)",
+        "'10H' is not a card (rank 2-9, T, J, Q, K or A, then suit C, D, H or S)",
+    ]
+    assert list(table["legal"]) == ["K♦ A♦", ""]
+
+
 def test_a_valid_upload_opens_in_the_replay_page() -> None:
     at = open_app("validate")
     hostile = _hostile()
