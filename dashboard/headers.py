@@ -116,6 +116,16 @@ COLUMNS: dict[str, Any] = {
     "wins_after": _number("Wins rescored"),
     "win_rate_after": _rate("Win rate rescored"),
     **{part.column: _number(f"{part.label.capitalize()} (points)") for part in POINTS_PARTS},
+    "part": _text("Part", "a part of a side's points in the hand"),
+    "as_played": _text("As played"),
+    "rescored": _text("Rescored"),
+    "record": _text("Record", "the file, and the line of a corpus"),
+    "code": _text("Code", "the error code (errors.md lists them)"),
+    "place": _text("Place", "where in the game, in the game's words"),
+    "problem": _text("Problem"),
+    "rule": _text("Rule", "the rule broken"),
+    "legal": _text("Legal", "what the rules allowed there"),
+    "pointer": _text("Pointer", "a JSON Pointer into the record"),
 }
 """Every column the dashboard's tables show, by its name in the stats tables and metrics."""
 

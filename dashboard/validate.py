@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import polars as pl
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from spades_replay.errors import Family, Problem
 from spades_replay.replayer.validate import RecordReport
 
-from . import replay
+from . import headers, replay
 from .data import UPLOAD_BYTES, Loaded, Upload, check_upload, not_records
 from .markup import card_words, legal_text, md, plain
 from .selection import game_labels
@@ -76,7 +77,7 @@ def _invalid(reports: Sequence[RecordReport], key: str) -> None:
     if len(reports) > SHOWN:
         st.caption(f"… and {len(reports) - SHOWN} more invalid record(s), all in the table.")
     with st.expander(f"Every problem as a table ({sum(len(r.problems) for r in reports)})"):
-        st.dataframe(problem_rows(reports), hide_index=True, key=key)
+        headers.table(pl.DataFrame(problem_rows(reports)), key)
 
 
 def _upload(upload: Upload, checked: Loaded) -> None:

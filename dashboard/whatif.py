@@ -115,7 +115,7 @@ def parts_rows(game: Rescore) -> list[dict[str, object]]:
     before = (game.original.parts(0), game.original.parts(1))
     after = (game.rescored.parts(0), game.rescored.parts(1))
     for part in PARTS:
-        row: dict[str, object] = {"part": PART_LABELS[part]}
+        row: dict[str, object] = {"part": PART_LABELS[part].capitalize()}
         for side in (0, 1):
             row[f"{names[side]} as played"] = before[side][part]
             row[f"{names[side]} rescored"] = after[side][part]
@@ -161,7 +161,7 @@ def _game(game: Rescore) -> None:
         "same bids and tricks; a star marks where each version of the game ends."
     )
     st.subheader("Points by part")
-    st.dataframe(parts_rows(game), hide_index=True, key="whatif_parts")
+    headers.table(pl.DataFrame(parts_rows(game)), "whatif_parts")
 
 
 def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
@@ -202,8 +202,8 @@ def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
     )
     changed = [
         {
-            "game": plain(figured.game_id or context.loaded.ref(number).where, 80),
-            "as played": outcome_text(figured, figured.original),
+            "game_id": plain(figured.game_id or context.loaded.ref(number).where, 80),
+            "as_played": outcome_text(figured, figured.original),
             "rescored": outcome_text(figured, figured.rescored),
         }
         for number, figured in whatif.games
@@ -213,7 +213,7 @@ def _corpus(context: Context, changes: dict[str, RuleValue]) -> None:
     if changed_count > len(changed):
         st.caption(f"The first {len(changed)} of {changed_count}.")
     if changed:
-        st.dataframe(changed, hide_index=True, key="whatif_changed")
+        headers.table(pl.DataFrame(changed), "whatif_changed")
     else:
         st.caption("None: every game has the same winner.")
     players = pl.DataFrame(

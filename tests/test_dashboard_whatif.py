@@ -91,7 +91,7 @@ def test_a_lower_target_ends_the_game_earlier_and_rescores_the_corpus(whatif: Ap
     assert game["data"][5]["x"] == [4]
     assert game["data"][5]["y"] == [208]
     parts = table_of(whatif, "part")
-    assert list(parts["part"]) == ["contract", "bags", "Nil", "bag penalties", "total"]
+    assert list(parts["part"]) == ["Contract", "Bags", "Nil", "Bag penalties", "Total"]
     assert list(parts["Drew rescored"]) == list(expected.rescored.parts(1).values())
     summary = CorpusRescore().extend(
         rescore(replayed, target_score=200) for replayed in _fixture_replays()
@@ -122,7 +122,7 @@ def test_without_the_mercy_rule_the_game_no_longer_ends(whatif: AppTest) -> None
     game = charts_of(whatif)[0]
     assert game["data"][5]["x"] == []
     changed = table_of(whatif, "rescored")
-    assert "fixture-two-player-mercy" in list(changed["game"])
+    assert "fixture-two-player-mercy" in list(changed["game_id"])
     assert whatif.metric[3].value != "0"
 
 

@@ -104,8 +104,8 @@ def assert_whatif(
     changed = [game for game in games if game.winner_changed]
     assert len(changed) == summary.winner_changed > 0
     table = table_of(at, "rescored")
-    assert list(table["game"]) == [game.game_id for game in changed]
-    for column, rescored in (("as played", False), ("rescored", True)):
+    assert list(table["game_id"]) == [game.game_id for game in changed]
+    for column, rescored in (("as_played", False), ("rescored", True)):
         for line, game in zip(table[column], changed, strict=True):
             start, end = _outcome(game, rescored)
             assert line.startswith(start), (line, start)

@@ -226,7 +226,7 @@ def test_which_games_change_winner_at_target_300(
         metric = page.get_by_test_id("stMetric").filter(has_text="Winner changes")
         expect(metric).to_contain_text(str(changed.height))
         table = page.get_by_test_id("stDataFrame").filter(
-            has=page.get_by_text("as played", exact=True)
+            has=page.get_by_text("As played", exact=True)
         )
         table.first.scroll_into_view_if_needed()
         expect(table.first).to_be_in_viewport()
