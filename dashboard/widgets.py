@@ -193,6 +193,11 @@ def _new_position() -> None:
 
 
 def _new_game(numbers: dict[str, int]) -> None:
+    if st.session_state["game"] not in numbers:
+        # the browser sent a label the picker no longer shows (spoiler-free switched while
+        # the pick was on its way), which Streamlit hands on as it came: no game is picked,
+        # and the next run draws the picker with the session's game
+        return
     keep("game")
     st.session_state.pop(_UNKNOWN, None)
     st.session_state[_NUMBER] = numbers[st.session_state["game"]]

@@ -70,6 +70,23 @@ def test_docstring_examples(module: object) -> None:
 # markup
 
 
+def test_a_pick_sent_under_labels_the_picker_no_longer_shows_changes_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Switching spoiler-free relabels the game picker. A pick the browser sent under the
+    old labels reaches the callback as the label itself (Streamlit hands on a label it does
+    not know as it came): it picks no game, and the session keeps its own."""
+    state = {
+        "game": "two-player-s11-000002 · two-player · Alex vs Beth · 512 to 301",
+        "shared: game": "file|0|two-player-s11-000001",
+        "shared: game number": 0,
+    }
+    before = dict(state)
+    monkeypatch.setattr(widgets.st, "session_state", state)
+    widgets._new_game({"file|0|two-player-s11-000001": 0, "file|1|two-player-s11-000002": 1})
+    assert state == before
+
+
 def test_untrusted_text_comes_out_of_markdown_as_it_went_in() -> None:
     evil = "**Eve** [x](https://evil.example) ![i](https://t.example/p.png) :red[r] $x$ <b>"
     escaped = markup.md(evil)
