@@ -3,6 +3,7 @@ run that can always be stopped, whatever its workers are doing."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import random
 import threading
@@ -12,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from spades_replay.cli import main, validate_cmd
-from spades_replay.plumbing.parallel import WorkerLostError, _hand_out, ordered_map
+from spades_replay.plumbing.parallel import WorkerLostError, _hand_out, _Worker, ordered_map
 
 BIG = 400_000
 """Bytes in a large result: several times a pipe's buffer."""
@@ -79,14 +80,15 @@ def test_an_error_that_cannot_be_unpickled_is_still_an_error_not_a_wait() -> Non
     results.close()
 
 
-def test_a_worker_that_dies_is_reported_not_waited_for() -> None:
+@pytest.mark.parametrize("items", [3, 50])
+def test_a_worker_that_dies_is_reported_not_waited_for(items: int) -> None:
     """A worker killed (by the kernel for want of memory, say) loses its batch: the run
     stops with an error naming how it ended, where a pool would wait for the batch forever."""
     raised: list[BaseException] = []
 
     def run() -> None:
         try:
-            list(ordered_map(os._exit, [3, 3, 3], 2))
+            list(ordered_map(os._exit, [3] * items, 2))
         except WorkerLostError as error:
             raised.append(error)
 
@@ -97,6 +99,26 @@ def test_a_worker_that_dies_is_reported_not_waited_for() -> None:
 
 
 @pytest.mark.slow
+def test_work_handed_to_a_worker_that_has_ended_says_so() -> None:
+    """Not a broken pipe, which the command line takes for a reader of its output that went
+    away (exit 0, nothing said)."""
+    worker = _Worker(multiprocessing.get_context("forkserver"), os._exit)
+    said: list[str] = []
+    try:
+        worker.send([5])
+        for _ in range(100):  # until the pipe is seen closed
+            try:
+                worker.send([5])
+            except WorkerLostError as error:
+                said.append(str(error))
+                break
+            time.sleep(0.05)
+    finally:
+        worker.stop()
+        worker.join()
+    assert said == ["a worker process ended before its work was done (exit code 5)"]
+
+
 def test_closing_a_run_while_its_workers_write_large_results_returns_at_once() -> None:
     """Closing (an interrupt, or a caller that stops early) stops the workers whatever they
     are doing. ``multiprocessing.Pool.terminate`` could wait forever when it came while a

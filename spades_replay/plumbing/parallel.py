@@ -254,8 +254,11 @@ class _Worker(Generic[Item, Result]):
         self._reader.start()
 
     def send(self, batch: list[Item]) -> None:
-        """Hand the worker a batch."""
-        self._tasks.send(batch)
+        """Hand the worker a batch (:class:`WorkerLostError` when it has ended)."""
+        try:
+            self._tasks.send(batch)
+        except OSError:  # its end of the pipe closed with it (not standard output's EPIPE)
+            raise self._lost() from None
         self._handed += 1
 
     def unfinished(self) -> int:
@@ -268,16 +271,19 @@ class _Worker(Generic[Item, Result]):
         outcome = self._outcomes.get()
         self._taken += 1
         if outcome is None:
-            self._process.join()
-            raise WorkerLostError(
-                f"a worker process ended before its work was done ({_ending(self._process)})"
-            )
+            raise self._lost()
         if isinstance(outcome, _Unreadable):
             outcome.raised()
         done, value = outcome
         if not done:
             raise cast(BaseException, value)
         return cast("list[Result]", value)
+
+    def _lost(self) -> WorkerLostError:
+        self._process.join()
+        return WorkerLostError(
+            f"a worker process ended before its work was done ({_ending(self._process)})"
+        )
 
     def finish(self) -> None:
         """No more batches: the worker ends once it has sent its last results."""
