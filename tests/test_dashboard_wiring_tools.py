@@ -7,6 +7,7 @@ plain minimax over the engine's own states finds."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 import spades_replay
 from spades_replay.engine import state as engine
 from spades_replay.engine.actions import PlayCard
-from spades_replay.engine.cards import cards_of
+from spades_replay.engine.cards import cards_of, parse_card
 from spades_replay.replayer.validate import check_bytes
 from spades_replay.store.ingest import ingest
 from spades_replay.text import card_label
@@ -37,8 +38,8 @@ COLUMNS = ["code", "place", "problem", "rule", "pointer"]
 
 
 def _problems(data: bytes, name: str, line: int | None = None) -> list[list[str]]:
-    """The validator's problems of one record, as the table's columns :data:`COLUMNS`; the
-    first is the checked-in one when the record is an invalid fixture."""
+    """The validator's problems of one record, as the table's columns :data:`COLUMNS` show
+    them; the first is the checked-in one when the record is an invalid fixture."""
     report, _ = check_bytes(data, name, line)
     rows = [
         [problem.code.value, problem.place, problem.message, problem.rule, problem.pointer]
@@ -54,7 +55,19 @@ def _problems(data: bytes, name: str, line: int | None = None) -> list[list[str]
             expected["place"],
             expected["message"],
         )
-    return rows
+    return [[row[0], row[1], _as_shown(row[0], row[2]), *row[3:]] for row in rows]
+
+
+CARD = re.compile(r"\b[2-9TJQKA][CDHS]\b")
+"""A card as the engine writes one in a message."""
+
+
+def _as_shown(code: str, message: str) -> str:
+    """A message as the page shows it: the engine's cards (in the message of a rules
+    problem) written as the dashboard writes cards; a format problem's text as it is."""
+    if code.startswith(("format.", "io.")):
+        return message
+    return CARD.sub(lambda found: card_label(parse_card(found[0])), message)
 
 
 def _shown(at: AppTest) -> list[Any]:
