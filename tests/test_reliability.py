@@ -4,6 +4,7 @@ leave nothing behind, nothing is unpickled or evaluated, hostile text stays iner
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import signal
 import subprocess
@@ -67,6 +68,44 @@ def test_ctrl_c_during_simulate_leaves_no_partial_file(
     assert process.returncode == 130
     assert err.decode().strip() == "spades-replay: interrupted"
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_workers_of_a_killed_command_end_quietly(tmp_path: Path) -> None:
+    """``kill -9`` of the command (or the kernel, for want of memory) leaves its workers
+    nobody to send results to: each ends once its batch is done, without a traceback, and
+    no process of the command is left (its standard error reaches its end)."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "spades_replay",
+            "simulate",
+            "--variant",
+            "four-player",
+            "--games",
+            "20000",
+            "--jobs",
+            "2",
+            "-o",
+            str(tmp_path / "out.jsonl"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not list(tmp_path.glob(".out.jsonl.*.partial")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)
+        process.kill()  # the command alone: its workers live on
+        _, err = process.communicate(timeout=60)  # every holder of its stderr has ended
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # whatever is left of its group
+            os.killpg(process.pid, signal.SIGKILL)
+    assert process.returncode == -signal.SIGKILL
+    assert err == b""
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])

@@ -187,6 +187,8 @@ def _serve(function: Callable[[Item], Result], tasks: Connection, results: Conne
             outcome = (False, error)
         try:
             results.send(outcome)
+        except OSError:  # the command has ended (killed): nobody reads the results
+            return
         except Exception as error:  # what cannot be pickled
             what = "results" if outcome[0] else repr(outcome[1])
             results.send((False, RuntimeError(f"a worker process cannot send its {what}: {error}")))
