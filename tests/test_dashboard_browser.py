@@ -178,6 +178,10 @@ def test_a_large_store_pages_and_searches_its_games(
         page = browser.open(url)
         expect(page.get_by_text("Page (of 2)")).to_be_visible()
         expect(page.get_by_text("150 game(s) found; 100 a page.")).to_be_visible()
+        # the board reports its first drawing, and the page then runs again to add the
+        # running score: a search entered before that run may land on the run before
+        expect(page.get_by_test_id("stPlotlyChart").first).to_be_visible()
+        browser.settled()
         search = page.get_by_role("textbox", name="Search games")
         search.fill("s12-000007")
         search.press("Enter")
