@@ -22,15 +22,9 @@ from spades_replay.cli import main
 from .conftest import FIXTURES, ROOT
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("jobs", ["1", "2"])
-@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_ctrl_c_during_simulate_leaves_no_partial_file(
-    tmp_path: Path, jobs: str, stop: signal.Signals
-) -> None:
-    """Ctrl-C reaches the whole process group, workers included, and SIGTERM the command's
-    process alone: either way exit 130, a one-line message, no traceback, and no file,
-    partial or whole."""
+def _simulating(tmp_path: Path, jobs: str, stdout: int) -> subprocess.Popen[bytes]:
+    """``simulate`` of 20,000 four-player games on ``jobs`` processes, in a session of its
+    own, once it has started writing ``out.jsonl`` (its standard error piped)."""
     process = subprocess.Popen(
         [
             sys.executable,
@@ -46,15 +40,31 @@ def test_ctrl_c_during_simulate_leaves_no_partial_file(
             "-o",
             str(tmp_path / "out.jsonl"),
         ],
-        stdout=subprocess.PIPE,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".out.jsonl.*.partial")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not list(tmp_path.glob(".out.jsonl.*.partial")):
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail("simulate never started writing")
+    return process
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_during_simulate_leaves_no_partial_file(
+    tmp_path: Path, jobs: str, stop: signal.Signals
+) -> None:
+    """Ctrl-C reaches the whole process group, workers included, and SIGTERM the command's
+    process alone: either way exit 130, a one-line message, no traceback, and no file,
+    partial or whole."""
+    process = _simulating(tmp_path, jobs, subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 60
-        while not list(tmp_path.glob(".out.jsonl.*.partial")) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert list(tmp_path.glob(".out.jsonl.*.partial")), "simulate never started writing"
         time.sleep(0.5)
         if stop is signal.SIGINT:
             os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the process group
@@ -75,29 +85,8 @@ def test_workers_of_a_killed_command_end_quietly(tmp_path: Path) -> None:
     """``kill -9`` of the command (or the kernel, for want of memory) leaves its workers
     nobody to send results to: each ends once its batch is done, without a traceback, and
     no process of the command is left (its standard error reaches its end)."""
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "spades_replay",
-            "simulate",
-            "--variant",
-            "four-player",
-            "--games",
-            "20000",
-            "--jobs",
-            "2",
-            "-o",
-            str(tmp_path / "out.jsonl"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
+    process = _simulating(tmp_path, "2", subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        while not list(tmp_path.glob(".out.jsonl.*.partial")) and time.monotonic() < deadline:
-            time.sleep(0.05)
         time.sleep(1.0)
         process.kill()  # the command alone: its workers live on
         _, err = process.communicate(timeout=60)  # every holder of its stderr has ended
