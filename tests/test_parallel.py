@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import random
+import signal
 import subprocess
 import sys
 import threading
@@ -187,3 +188,21 @@ def test_a_lost_worker_is_a_clear_error_exit_2(
     assert capsys.readouterr().err == (
         "spades-replay: error: a worker process ended before its work was done (exit code 9)\n"
     )
+
+
+def test_a_worker_lost_to_the_commands_own_interruption_says_interrupted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SIGTERM to the whole process group stops the workers too: when the command sees its
+    worker gone before its own signal, it still says it was interrupted, exit 130."""
+
+    def stopped(*_: object) -> int:
+        try:
+            signal.raise_signal(signal.SIGTERM)
+        except KeyboardInterrupt:
+            raise WorkerLostError("a worker process ended (stopped by SIGTERM)") from None
+        return 0
+
+    monkeypatch.setattr(validate_cmd, "run", stopped)
+    assert main(["validate", "fixtures"]) == 130
+    assert capsys.readouterr().err == "spades-replay: interrupted\n"

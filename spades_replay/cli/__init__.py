@@ -235,13 +235,12 @@ def _run(arguments: argparse.Namespace) -> int:
     except NoRecordsError as error:
         print(f"spades-replay: {error}", file=sys.stderr)
         return EXIT_NO_RECORDS
-    except UsageError as error:
-        if _received:  # the error is what a library made of the interruption
+    except (UsageError, WorkerLostError) as error:
+        # the error is what a library, or a worker stopped with the command (SIGTERM to the
+        # whole group), made of the interruption
+        if _received:
             print("spades-replay: interrupted", file=sys.stderr)
             return EXIT_INTERRUPTED
-        print(f"spades-replay: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except WorkerLostError as error:
         print(f"spades-replay: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
