@@ -19,9 +19,7 @@ from spades_replay.cli import main, validate_cmd
 from spades_replay.plumbing.parallel import WorkerLostError, _hand_out, _Worker, ordered_map
 
 from .conftest import ROOT
-
-BIG = 400_000
-"""Bytes in a large result: several times a pipe's buffer."""
+from .support.closing import BIG
 
 
 def _large(index: int) -> bytes:
